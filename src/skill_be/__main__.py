@@ -1,0 +1,3 @@
+from skill_be.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Adapters: a prompt in, an Answer out. One module per adapter, chosen by name from a registry."""

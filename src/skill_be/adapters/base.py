@@ -1,0 +1,62 @@
+"""The one interface every adapter implements, and the values it exchanges with the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from skill_be.errors import SkillBeError
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens of one call, as the CLI or API reported them; None where it reports nothing."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    usage: Usage | None = None
+    # What the adapter wants recorded for this call, e.g. the isolation it applied.
+    meta: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What the engine hands every call: the per-call timeout and the config's directory."""
+
+    timeout_seconds: float
+    cwd: Path
+
+
+class CallError(Exception):
+    """A call that produced no usable answer: a non-zero exit, an error event, an HTTP error."""
+
+
+class AdapterStartError(SkillBeError):
+    """The adapter cannot start at all (binary missing, wrong `bin` or `run`): exit 2, no verdict recorded."""
+
+
+class Adapter(Protocol):
+    """A model behind one async call. Timeouts and concurrency belong to the engine: on cancellation
+    an adapter must stop its work (kill its child process group, close its connection)."""
+
+    label: str  # how reports name it: the id, or adapter:id when two entries share an id
+
+    async def preflight(self) -> None:
+        """Checked once before the first model call: the CLI starts, settings and credentials hold.
+        Raise AdapterStartError or ConfigError."""
+        ...
+
+    async def complete(self, prompt: str, ctx: CallContext) -> Answer:
+        """The model's answer to `prompt`. Raise CallError (or any exception) for a failed call."""
+        ...
+
+    def describe(self) -> Mapping[str, object]:
+        """What summary.json records about this adapter (name, id, isolation it applies)."""
+        ...

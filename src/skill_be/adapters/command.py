@@ -1,0 +1,81 @@
+"""The `command` adapter: any program that reads the prompt on stdin and prints the answer."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+from skill_be.adapters.base import AdapterStartError, Answer, CallContext, CallError
+from skill_be.adapters.process import StartFailed, run_process, tail
+from skill_be.adapters.registry import AdapterEnv
+from skill_be.project import where as v
+from skill_be.project.config import AdapterEntry
+
+
+def split_command(line: str, entry_where: v.Where) -> list[str]:
+    """Words on whitespace; quote a word with spaces in "double" or 'single' quotes. No shell."""
+    try:
+        words = shlex.split(line, posix=True)
+    except ValueError as e:
+        raise entry_where.error(f"cannot split the command line ({e}); close the quote") from None
+    if not words:
+        raise entry_where.error("must not be empty")
+    return words
+
+
+def resolve_executable(word: str, root: Path, path_env: str | None) -> str | None:
+    """A word with a slash resolves against the config's directory; a bare name against PATH."""
+    if "/" in word or os.sep in word:
+        p = Path(word) if Path(word).is_absolute() else root / word
+        return str(p) if p.is_file() and os.access(p, os.X_OK) else None
+    return shutil.which(word, path=path_env)
+
+
+class CommandAdapter:
+    def __init__(self, entry: AdapterEntry, env: AdapterEnv) -> None:
+        run = entry.settings.get("run")
+        if run is None:
+            raise entry.where.error('missing required key "run" (the command line that answers a prompt)')
+        self.entry = entry
+        self.env = env
+        self.label = env.label or entry.id
+        self.argv = split_command(v.string(run, entry.where.key("run")), entry.where.key("run"))
+
+    def _start_error(self, why: str) -> AdapterStartError:
+        return AdapterStartError(
+            f'{self.entry.where.file}: {self.entry.where.path}.run: cannot start "{self.argv[0]}" ({why}); '
+            "install it, or fix the command line (it runs without a shell, in the config's directory)"
+        )
+
+    async def preflight(self) -> None:
+        if resolve_executable(self.argv[0], self.env.root, self.env.environ.get("PATH")) is None:
+            raise self._start_error("not found" if "/" not in self.argv[0] else "no such executable file")
+
+    async def complete(self, prompt: str, ctx: CallContext) -> Answer:
+        exe = resolve_executable(self.argv[0], self.env.root, self.env.environ.get("PATH"))
+        if exe is None:
+            raise self._start_error("not found")
+        try:
+            result = await run_process(
+                [exe, *self.argv[1:]], stdin=prompt.encode("utf-8"), cwd=ctx.cwd, env=self.env.environ
+            )
+        except StartFailed as e:
+            raise self._start_error(str(e)) from None
+        if result.returncode != 0:
+            detail = tail(result.stderr) or tail(result.stdout)
+            raise CallError(f"exit code {result.returncode}" + (f": {detail}" if detail else ""))
+        text = result.stdout.decode("utf-8", errors="replace").strip()
+        if not text:
+            raise CallError("the command printed nothing on stdout")
+        meta: dict[str, object] = {"truncated": True} if result.truncated else {}
+        return Answer(text=text, meta=meta)
+
+    def describe(self) -> Mapping[str, object]:
+        return {"adapter": "command", "id": self.entry.id}
+
+
+def create(entry: AdapterEntry, env: AdapterEnv) -> CommandAdapter:
+    return CommandAdapter(entry, env)

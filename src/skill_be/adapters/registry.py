@@ -1,0 +1,72 @@
+"""Adapters by name: built-ins imported on first use, or a Python file of the user's own."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skill_be.adapters.base import Adapter
+from skill_be.adapters.credentials import Redactor
+from skill_be.errors import ConfigError
+from skill_be.project.config import AdapterEntry
+from skill_be.project.where import did_you_mean
+
+# name -> module with `create(entry: AdapterEntry, env: AdapterEnv) -> Adapter`
+BUILTINS: Mapping[str, str] = {
+    "command": "skill_be.adapters.command",
+}
+
+
+@dataclass(frozen=True)
+class AdapterEnv:
+    """What a factory may use: the config's directory, the environment, the redactor and the label."""
+
+    root: Path
+    environ: Mapping[str, str]
+    redactor: Redactor = field(default_factory=Redactor)
+    label: str = ""
+
+
+class AdapterRegistry:
+    def __init__(self, modules: Mapping[str, str] = BUILTINS) -> None:
+        self._modules = dict(modules)
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self._modules)
+
+    def create(self, entry: AdapterEntry, env: AdapterEnv) -> Adapter:
+        """Validate the entry's settings and build its adapter; a mistake is a ConfigError."""
+        name = entry.adapter
+        if name in self._modules:
+            module = importlib.import_module(self._modules[name])
+            adapter: Adapter = module.create(entry, env)
+            return adapter
+        if name.endswith(".py") or "/" in name or name.startswith("."):
+            from skill_be.adapters.python_module import create as create_module
+
+            return create_module(entry, env)
+        raise entry.where.key("adapter").error(
+            f'unknown adapter "{name}"{did_you_mean(name, self._modules)}; use one of {", ".join(self.names)} '
+            "or a path to your own adapter module (a .py file)"
+        )
+
+
+def labels(entries: list[AdapterEntry]) -> list[str]:
+    """A model is labelled by its id, or adapter:id when two entries share an id."""
+    ids = [e.id for e in entries]
+    return [f"{e.adapter}:{e.id}" if ids.count(e.id) > 1 else e.id for e in entries]
+
+
+def check_unique(entries: list[AdapterEntry]) -> None:
+    seen: dict[str, AdapterEntry] = {}
+    for e, label in zip(entries, labels(entries), strict=True):
+        if label in seen:
+            raise e.where.error(f'the same model as {seen[label].where.path} ("{label}"); list each model once')
+        seen[label] = e
+
+
+def not_found(entry: AdapterEntry, what: str) -> ConfigError:
+    return entry.where.error(what)

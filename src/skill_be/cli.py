@@ -1,0 +1,173 @@
+"""The command line: parse arguments, call one command function, map errors to exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NoReturn
+
+from skill_be import __version__
+from skill_be.errors import Interrupted, SkillBeError, UsageError
+
+USAGE = "skill-be <command> [options]"
+DESCRIPTION = "Benchmarks Agent Skills: baseline versus with-skill, LLM-graded, code-tested and gated."
+EPILOG = (
+    "Exit codes: 0 when every skill is READY and every blocking check passes, 1 when anything\n"
+    "blocks, 2 for a usage or config error, 130 on SIGINT, 143 on SIGTERM.\n"
+    'Options take "--name value" or "--name=value". "skill-be <command> --help" shows a command\'s options.'
+)
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    usage: str
+    summary: str
+    add_options: Callable[[argparse.ArgumentParser], None]
+    module: str  # imported only when the command runs: `skill-be --help` stays fast
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f'must be a positive integer, not "{text}"')
+    return n
+
+
+def _no_options(_: argparse.ArgumentParser) -> None:
+    pass
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("skills", nargs="*", metavar="skill", help="the skills to run (default: every skill)")
+    p.add_argument("--reps", type=_positive, metavar="<n>", help="generations per arm per scenario, for this run")
+    p.add_argument("--concurrency", type=_positive, metavar="<n>", help="model calls in flight at once, for this run")
+    p.add_argument("--keep-deps", action="store_true", help="keep the installed test packages in .skill-be/deps")
+
+
+def _check_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the problems as JSON, with files and lines")
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "run",
+        "run [skill...]",
+        "Benchmark every skill that has an eval file, or the named ones: both arms, graded, gated.\n"
+        "Writes the outputs, grader answers, a report per skill and summary.json under the results\n"
+        "directory, updates the result file, then runs the checks.",
+        _run_options,
+        "skill_be.commands.run",
+    ),
+    Command(
+        "verify",
+        "verify",
+        "Without a model call: checks that the result file matches the current skills, evals and\n"
+        "config and records every skill READY, then runs the checks.",
+        _no_options,
+        "skill_be.commands.verify",
+    ),
+    Command(
+        "check",
+        "check",
+        "Runs the typecheck and coverage checks, parses the code tests and warns about hint words.",
+        _check_options,
+        "skill_be.commands.check",
+    ),
+)
+
+
+def available(commands: Sequence[Command]) -> list[Command]:
+    """Only the commands whose module is installed are offered."""
+    return [c for c in commands if importlib.util.find_spec(c.module) is not None]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(_reword(message), self.prog.removeprefix("skill-be").strip() or None)
+
+
+def _reword(message: str) -> str:
+    if message.startswith("unrecognized arguments: "):
+        word = message.removeprefix("unrecognized arguments: ").split()[0]
+        return f'unknown option "{word}"' if word.startswith("-") else f'unexpected argument "{word}"'
+    if message.startswith("argument "):
+        return message.removeprefix("argument ").replace("/", " or ", 1)
+    return message
+
+
+def build_parser(commands: Sequence[Command]) -> _Parser:
+    listing = "\n".join(
+        f"  {c.usage:<18} {line}" if i == 0 else f"  {'':<18} {line}"
+        for c in commands
+        for i, line in enumerate(c.summary.splitlines())
+    )
+    parser = _Parser(
+        prog="skill-be",
+        usage=USAGE,
+        description=f"{DESCRIPTION}\n\nCommands:\n{listing}",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+        add_help=False,
+    )
+    parser.add_argument("-h", "--help", action="help", help="show this help")
+    parser.add_argument("--version", action="version", version=f"skill-be {__version__}")
+    parser.add_argument("--config", metavar="<path>", default=None, help="the config file (default: ./skill-be.yaml)")
+    sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=_Parser)
+    for c in commands:
+        p = sub.add_parser(
+            c.name,
+            usage=f"skill-be {c.usage} [options]",
+            description=c.summary,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            allow_abbrev=False,
+            add_help=False,
+        )
+        p.add_argument("-h", "--help", action="help", help="show this help")
+        p.add_argument("--config", metavar="<path>", default=argparse.SUPPRESS, help="the config file")
+        c.add_options(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    commands = available(COMMANDS)
+    try:
+        parser = build_parser(commands)
+        if args_in and not args_in[0].startswith("-") and args_in[0] not in {c.name for c in commands}:
+            names = ", ".join(c.name for c in commands)
+            raise UsageError(f'unknown command "{args_in[0]}" (commands: {names})')
+        args = parser.parse_args(args_in)
+        if args.command is None:
+            parser.print_help()
+            return 2 if args_in else 0
+        config = Path(args.config or "skill-be.yaml")
+        command = next(c for c in commands if c.name == args.command)
+        module = importlib.import_module(command.module)
+        options = {k: v for k, v in vars(args).items() if k not in ("command", "config")}
+        code: int = module.main(config, **options)
+        return code
+    except UsageError as e:
+        print(f"skill-be: {e}", file=sys.stderr)
+        command_name = e.command or next((a for a in args_in if a in {c.name for c in commands}), None)
+        where = f"skill-be {command_name} --help" if command_name else "skill-be --help"
+        print(f"Usage: {USAGE} (see {where})", file=sys.stderr)
+        return e.exit_code
+    except SkillBeError as e:
+        print(f"skill-be: {e}", file=sys.stderr)
+        return e.exit_code
+    except Interrupted as e:
+        return e.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1

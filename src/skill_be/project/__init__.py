@@ -1,0 +1,1 @@
+"""What the user wrote: config, eval files, skills, code-test layout and fingerprints."""

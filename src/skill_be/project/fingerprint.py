@@ -1,0 +1,38 @@
+"""The fingerprint of a skill: what verify compares against the result file."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+IGNORED_NAMES = frozenset({"node_modules", "__pycache__"})
+
+
+def normalize(data: bytes) -> bytes:
+    """CRLF and lone CR become LF, so a Windows checkout matches a Linux one."""
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def tree_files(root: Path, label: str) -> Iterator[tuple[str, Path]]:
+    """Every file under `root` as (label/relative posix path, path), sorted, skipping dotfiles."""
+    if not root.is_dir():
+        return
+    found: list[tuple[str, Path]] = []
+    for p in root.rglob("*"):
+        rel = p.relative_to(root)
+        if any(part.startswith(".") or part in IGNORED_NAMES for part in rel.parts):
+            continue
+        if p.is_file():
+            found.append((f"{label}/{rel.as_posix()}", p))
+    yield from sorted(found)
+
+
+def fingerprint(parts: Iterable[tuple[str, Path]]) -> str:
+    """SHA-256 over labelled, LF-normalised files; the order and machine do not change it."""
+    h = hashlib.sha256()
+    for label, path in sorted(parts, key=lambda part: part[0]):
+        data = normalize(path.read_bytes())
+        h.update(label.encode("utf-8") + b"\0" + str(len(data)).encode("ascii") + b"\0")
+        h.update(data)
+    return h.hexdigest()

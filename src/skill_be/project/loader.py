@@ -1,0 +1,107 @@
+"""Load a project: the config, every skill with its eval file, code-test layout and fingerprint."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from skill_be.errors import ConfigError
+from skill_be.paths import shown
+from skill_be.project import codetest_layout
+from skill_be.project.config import Config, check_named, load_config
+from skill_be.project.evals import EvalFile, load_eval
+from skill_be.project.fingerprint import fingerprint, tree_files
+from skill_be.project.skills import SkillDoc, read_skill_md
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str  # the folder name: it names the eval file, the result entry and the tests folder
+    dir: Path
+    skill_md: Path
+    doc: SkillDoc
+    eval_path: Path
+    evals: EvalFile
+    test_files: Mapping[str, Path]  # scenario id -> its test file
+    package_list: Path | None
+
+    @property
+    def has_code_tests(self) -> bool:
+        return bool(self.test_files)
+
+
+@dataclass(frozen=True)
+class Project:
+    config: Config
+    skills: tuple[Skill, ...]  # the selected skills, in name order
+    all_names: tuple[str, ...]  # every skill with a SKILL.md and an eval file
+
+    def fingerprint(self, skill: Skill) -> str:
+        parts: list[tuple[str, Path]] = [
+            ("SKILL.md", skill.skill_md),
+            ("eval", skill.eval_path),
+            ("config", self.config.path),
+        ]
+        if skill.has_code_tests and self.config.tests is not None:
+            parts += tree_files(self.config.tests / skill.name, "tests")
+            parts += tree_files(self.config.tests / codetest_layout.SHARED, "shared")
+            if skill.package_list is not None:
+                parts.append(("packages", skill.package_list))
+        return fingerprint(parts)
+
+
+def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[str], None] = lambda _: None) -> Project:
+    """Everything a command needs, validated; a problem is a ConfigError before anything runs."""
+    config = load_config(config_path)
+    check_named(config)
+    if config.tests is not None and not config.tests.is_dir():
+        raise ConfigError(
+            f"{config.name}: tests: folder {shown(config.tests)} does not exist; create it or fix the path"
+        )
+    folders = sorted(p for p in config.skills.iterdir() if p.is_dir() and (p / "SKILL.md").is_file())
+    with_evals: list[Path] = []
+    for folder in folders:
+        if (config.evals / f"{folder.name}.json").is_file():
+            with_evals.append(folder)
+        elif not names or folder.name in names:
+            warn(f'warning: skill "{folder.name}" has no eval file')
+    for skill_name in config.code_tests.packages_by_skill:
+        if not (config.skills / skill_name / "SKILL.md").is_file():
+            raise ConfigError(
+                f'{config.name}: codeTests.packagesBySkill: "{skill_name}" names no skill in {shown(config.skills)}'
+            )
+    known = {f.name for f in with_evals}
+    for name in names:
+        if not (config.skills / name / "SKILL.md").is_file():
+            listing = ", ".join(sorted(f.name for f in folders)) or "none"
+            raise ConfigError(
+                f'skill "{name}": no SKILL.md at {shown(config.skills / name / "SKILL.md")} (skills: {listing})'
+            )
+        if name not in known:
+            raise ConfigError(
+                f'skill "{name}": no eval file at {shown(config.evals / (name + ".json"))}; write its scenarios there'
+            )
+    if not with_evals:
+        raise ConfigError(
+            f"{config.name}: no skill has both a SKILL.md and an eval file (skills in {shown(config.skills)}, "
+            f"eval files in {shown(config.evals)} named <skill>.json)"
+        )
+    selected = tuple(_load_skill(config, f) for f in with_evals if not names or f.name in names)
+    return Project(config=config, skills=selected, all_names=tuple(f.name for f in with_evals))
+
+
+def _load_skill(config: Config, folder: Path) -> Skill:
+    evals = load_eval(config.evals / f"{folder.name}.json")
+    files = codetest_layout.test_files(config, folder.name, evals)
+    packages = codetest_layout.package_list(config, folder.name) if files else None
+    return Skill(
+        name=folder.name,
+        dir=folder,
+        skill_md=folder / "SKILL.md",
+        doc=read_skill_md(folder / "SKILL.md"),
+        eval_path=evals.path,
+        evals=evals,
+        test_files=files,
+        package_list=packages,
+    )

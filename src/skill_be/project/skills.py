@@ -1,0 +1,131 @@
+"""SKILL.md: front matter and fenced code blocks with their line numbers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from skill_be.errors import ConfigError
+from skill_be.paths import shown
+from skill_be.project.files import read_text
+from skill_be.project.where import Where, type_name
+from skill_be.project.yamlfile import load_yaml
+
+_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A fenced block. `line` is the SKILL.md line of its first code line (1-based)."""
+
+    lang: str
+    skip: bool
+    code: str
+    line: int
+    fence_line: int
+
+
+@dataclass(frozen=True)
+class SkillDoc:
+    text: str  # the whole SKILL.md as read: what {{skill}} becomes
+    name: str  # front matter `name`, else the folder name
+    description: str | None
+    version: str | None
+    blocks: tuple[CodeBlock, ...]
+
+
+def parse_skill_md(text: str, file: str, folder_name: str) -> SkillDoc:
+    meta, body_start = _front_matter(text, file)
+    where = Where(file, "front matter")
+
+    def field(key: str) -> str | None:
+        value = meta.get(key)
+        if value is None:
+            return None
+        if isinstance(value, int | float) and not isinstance(value, bool) and key == "version":
+            return str(value)
+        if not isinstance(value, str):
+            raise where.key(key).error(f"must be a string, not {type_name(value)}")
+        return value
+
+    name = field("name") or folder_name
+    return SkillDoc(
+        text=text,
+        name=name,
+        description=field("description"),
+        version=field("version"),
+        blocks=tuple(code_blocks(text, body_start)),
+    )
+
+
+def read_skill_md(path: Path) -> SkillDoc:
+    return parse_skill_md(read_text(path, what="SKILL.md"), shown(path), path.parent.name)
+
+
+def _front_matter(text: str, file: str) -> tuple[dict[str, object], int]:
+    """The front matter mapping and the 0-based index of the first body line."""
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip("\r") != "---":
+        return {}, 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r") in ("---", "..."):
+            data = load_yaml("\n".join(lines[1:i]), f"{file}: front matter", first_line=2)
+            if data is None:
+                return {}, i + 1
+            if not isinstance(data, dict):
+                raise ConfigError(f"{file}: front matter: must be a mapping of keys to values, not {type_name(data)}")
+            return {str(k): val for k, val in data.items()}, i + 1
+    raise ConfigError(f'{file}: line 1: the front matter opened with "---" is never closed; add a "---" line after it')
+
+
+def code_blocks(text: str, start: int = 0) -> list[CodeBlock]:
+    """Every fenced block after line index `start`; an unclosed block runs to the end, as in CommonMark."""
+    lines = text.split("\n")
+    blocks: list[CodeBlock] = []
+    i = start
+    while i < len(lines):
+        m = _FENCE.match(lines[i].rstrip("\r"))
+        if not m or (m["fence"][0] == "`" and "`" in m["info"]):
+            i += 1
+            continue
+        fence, indent = m["fence"], len(m["indent"])
+        words = m["info"].split()
+        lang = words[0].lower() if words else ""
+        skip = "skip" in words[1:]
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines):
+            line = lines[j].rstrip("\r")
+            stripped = line.lstrip(" ")
+            if (
+                len(line) - len(stripped) <= 3
+                and stripped.startswith(fence[0] * len(fence))
+                and not stripped.strip(fence[0]).strip()
+            ):
+                break
+            body.append(_dedent(line, indent))
+            j += 1
+        blocks.append(CodeBlock(lang=lang, skip=skip, code="\n".join(body), line=i + 2, fence_line=i + 1))
+        i = j + 1
+    return blocks
+
+
+def _dedent(line: str, indent: int) -> str:
+    k = 0
+    while k < indent and k < len(line) and line[k] == " ":
+        k += 1
+    return line[k:]
+
+
+def inline_code(text: str) -> list[str]:
+    """The contents of inline code spans outside fenced blocks (the hint-word check reads them)."""
+    out: list[str] = []
+    in_fence = False
+    for line in text.split("\n"):
+        if _FENCE.match(line.rstrip("\r")):
+            in_fence = not in_fence
+            continue
+        if not in_fence:
+            out.extend(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", line))
+    return out

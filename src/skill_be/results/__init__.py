@@ -1,0 +1,1 @@
+"""The run directory, summary.json and the result file."""
