@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from skill_be import __version__
 from skill_be.errors import Interrupted, SkillBeError, UsageError
@@ -91,8 +91,19 @@ def available(commands: Sequence[Command]) -> list[Command]:
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._optionals.title = "Options"
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(_reword(message), self.prog.removeprefix("skill-be").strip() or None)
+
+
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """argparse's layout with the reference's capitalised headings."""
+
+    def add_usage(self, usage: str | None, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, "Usage: " if prefix is None else prefix)
 
 
 def _reword(message: str) -> str:
@@ -115,25 +126,27 @@ def build_parser(commands: Sequence[Command]) -> _Parser:
         usage=USAGE,
         description=f"{DESCRIPTION}\n\nCommands:\n{listing}",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Help,
         allow_abbrev=False,
         add_help=False,
     )
     parser.add_argument("-h", "--help", action="help", help="show this help")
-    parser.add_argument("--version", action="version", version=f"skill-be {__version__}")
+    parser.add_argument("--version", action="version", version=f"skill-be {__version__}", help="show the version")
     parser.add_argument("--config", metavar="<path>", default=None, help="the config file (default: ./skill-be.yaml)")
-    sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=_Parser, help=argparse.SUPPRESS)
     for c in commands:
         p = sub.add_parser(
             c.name,
             usage=f"skill-be {c.usage} [options]",
             description=c.summary,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=_Help,
             allow_abbrev=False,
             add_help=False,
         )
         p.add_argument("-h", "--help", action="help", help="show this help")
-        p.add_argument("--config", metavar="<path>", default=argparse.SUPPRESS, help="the config file")
+        p.add_argument(
+            "--config", metavar="<path>", default=argparse.SUPPRESS, help="the config file (default: ./skill-be.yaml)"
+        )
         c.add_options(p)
     return parser
 
@@ -150,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 2 if args_in else 0
+        if args.config is not None and not args.config.strip():
+            raise UsageError("--config: needs a path, such as --config ./skill-be.yaml", args.command)
         config = Path(args.config or "skill-be.yaml")
         command = next(c for c in commands if c.name == args.command)
         module = importlib.import_module(command.module)

@@ -256,6 +256,8 @@ def _checks(value: object, where: Where, root: Path) -> ChecksConfig:
     elif t is True:
         typecheck = True  # the default preset, switched on explicitly
     elif t is not None:
+        if not isinstance(t, dict):
+            raise tw.error(f"must be false (off) or a mapping of settings, not {v.type_name(t)}")
         tm = v.mapping(t, tw, TYPECHECK_KEYS)
         preludes = {k: _resolve(root, p) for k, p in v.string_map(tm.get("preludes") or {}, tw.key("preludes")).items()}
         typecheck = TypecheckConfig(
@@ -271,8 +273,8 @@ def _checks(value: object, where: Where, root: Path) -> ChecksConfig:
     cw = where.key("coverage")
     c = m.get("coverage")
     if c is not None and c is not False:
-        if c is True:
-            raise cw.error("needs settings, not true: set entry (with a preset) or command")
+        if not isinstance(c, dict):
+            raise cw.error(f"must be false (off) or a mapping of settings with entry or command, not {v.type_name(c)}")
         cm = v.mapping(c, cw, COVERAGE_KEYS)
         coverage = CoverageConfig(
             preset=_preset(cm, cw),
@@ -322,7 +324,17 @@ def _code_tests(value: object, where: Where, root: Path) -> CodeTestsConfig:
 
 
 def check_named(config: Config) -> None:
-    """Raise when a path the config names must exist and does not (called once skills are known)."""
-    for key, p in (("skills", config.skills), ("evals", config.evals)):
+    """Raise when a folder or file the config names does not exist (or is the wrong kind of thing)."""
+    folders = [("skills", config.skills), ("evals", config.evals)]
+    if config.tests is not None:
+        folders.append(("tests", config.tests))
+    for key, p in folders:
         if not p.is_dir():
-            raise ConfigError(f"{config.name}: {key}: folder {shown(p)} does not exist; create it or fix the path")
+            what = "is a file, not a folder" if p.exists() else "does not exist"
+            raise ConfigError(f"{config.name}: {key}: folder {shown(p)} {what}; create it or fix the path")
+    lists = [("codeTests.packages", config.code_tests.packages)]
+    lists += [(f"codeTests.packagesBySkill.{k}", p) for k, p in config.code_tests.packages_by_skill.items()]
+    for key, lp in lists:
+        if lp is not None and not lp.is_file():
+            what = "is a folder, not a file" if lp.exists() else "does not exist"
+            raise ConfigError(f"{config.name}: {key}: package list {shown(lp)} {what}; create it or fix the path")

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project import where as v
 from skill_be.project.files import read_text
+from skill_be.project.jsonfile import load_json
 from skill_be.project.where import Where
 
 FILE_KEYS = ("skill", "scenarios", "$schema")
@@ -68,6 +67,8 @@ _JS_RESERVED = frozenset(
     ]
 )
 _BAD_FILE_CHARS = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
+# Names Windows keeps for devices, with or without an extension: a run folder cannot be called CON.
+_WINDOWS_DEVICES = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -95,10 +96,7 @@ class EvalFile:
 def load_eval(path: Path) -> EvalFile:
     name = shown(path)
     text = read_text(path, what="eval file")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{name}: line {e.lineno}, column {e.colno}: invalid JSON ({e.msg})") from None
+    data = load_json(text, name)
     top = Where(name)
     m = v.mapping(data, top, FILE_KEYS)
     if "scenarios" not in m:
@@ -154,6 +152,7 @@ def _check_file_name(sid: str, where: Where) -> None:
         or _BAD_FILE_CHARS.search(sid) is not None
         or sid != sid.strip()
         or sid.endswith(".")
+        or _WINDOWS_DEVICES.match(sid) is not None
         or len(sid) > 200
     )
     if bad:

@@ -6,6 +6,10 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from skill_be.errors import ConfigError
+from skill_be.paths import shown
+
+# Never part of a fingerprint: what tools leave in a tests folder, not what the user wrote.
 IGNORED_NAMES = frozenset({"node_modules", "__pycache__"})
 
 
@@ -29,10 +33,18 @@ def tree_files(root: Path, label: str) -> Iterator[tuple[str, Path]]:
 
 
 def fingerprint(parts: Iterable[tuple[str, Path]]) -> str:
-    """SHA-256 over labelled, LF-normalised files; the order and machine do not change it."""
+    """SHA-256 over labelled, LF-normalised files; the order and machine do not change it.
+
+    Each file adds `label NUL length NUL content`, in label order; the length keeps two files from
+    hashing the same as one file holding both.
+    """
     h = hashlib.sha256()
     for label, path in sorted(parts, key=lambda part: part[0]):
-        data = normalize(path.read_bytes())
+        try:
+            raw = path.read_bytes()
+        except OSError as e:
+            raise ConfigError(f"{shown(path)}: cannot be read ({e.strerror or e}); fix its permissions") from None
+        data = normalize(raw)
         h.update(label.encode("utf-8") + b"\0" + str(len(data)).encode("ascii") + b"\0")
         h.update(data)
     return h.hexdigest()

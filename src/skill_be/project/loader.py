@@ -52,43 +52,53 @@ class Project:
 
 
 def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[str], None] = lambda _: None) -> Project:
-    """Everything a command needs, validated; a problem is a ConfigError before anything runs."""
+    """Everything a command needs, validated; a problem is a ConfigError before anything runs.
+
+    Warnings (a skill folder with no eval file) are printed only once the project is valid, so a
+    config error stays the one line on stderr.
+    """
     config = load_config(config_path)
     check_named(config)
-    if config.tests is not None and not config.tests.is_dir():
-        raise ConfigError(
-            f"{config.name}: tests: folder {shown(config.tests)} does not exist; create it or fix the path"
-        )
-    folders = sorted(p for p in config.skills.iterdir() if p.is_dir() and (p / "SKILL.md").is_file())
-    with_evals: list[Path] = []
-    for folder in folders:
-        if (config.evals / f"{folder.name}.json").is_file():
-            with_evals.append(folder)
-        elif not names or folder.name in names:
-            warn(f'warning: skill "{folder.name}" has no eval file')
+    folders = sorted(p for p in _entries(config.skills, config.name) if p.is_dir() and (p / "SKILL.md").is_file())
+    with_evals = [f for f in folders if (config.evals / f"{f.name}.json").is_file()]
+    without = [f.name for f in folders if f not in with_evals]
     for skill_name in config.code_tests.packages_by_skill:
         if not (config.skills / skill_name / "SKILL.md").is_file():
             raise ConfigError(
-                f'{config.name}: codeTests.packagesBySkill: "{skill_name}" names no skill in {shown(config.skills)}'
+                f'{config.name}: codeTests.packagesBySkill: "{skill_name}" names no skill in {shown(config.skills)} '
+                f"(no {shown(config.skills / skill_name / 'SKILL.md')}); fix the name or remove the entry"
             )
     known = {f.name for f in with_evals}
     for name in names:
         if not (config.skills / name / "SKILL.md").is_file():
-            listing = ", ".join(sorted(f.name for f in folders)) or "none"
+            listing = ", ".join(f.name for f in folders) or "none"
             raise ConfigError(
-                f'skill "{name}": no SKILL.md at {shown(config.skills / name / "SKILL.md")} (skills: {listing})'
+                f'skill "{name}": no SKILL.md at {shown(config.skills / name / "SKILL.md")}; '
+                f"name one of the skills in {shown(config.skills)} ({listing})"
             )
         if name not in known:
             raise ConfigError(
                 f'skill "{name}": no eval file at {shown(config.evals / (name + ".json"))}; write its scenarios there'
             )
     if not with_evals:
+        missing = ", ".join(shown(config.evals / f"{n}.json") for n in without)
+        fix = f"write {missing}" if missing else f"add a skill folder with a SKILL.md under {shown(config.skills)}"
         raise ConfigError(
-            f"{config.name}: no skill has both a SKILL.md and an eval file (skills in {shown(config.skills)}, "
-            f"eval files in {shown(config.evals)} named <skill>.json)"
+            f"{config.name}: no skill has both a SKILL.md (in {shown(config.skills)}/<skill>/) and an eval file "
+            f"(in {shown(config.evals)}/<skill>.json); {fix}"
         )
     selected = tuple(_load_skill(config, f) for f in with_evals if not names or f.name in names)
+    for name in without:
+        if not names:
+            warn(f'warning: skill "{name}" has no eval file')
     return Project(config=config, skills=selected, all_names=tuple(f.name for f in with_evals))
+
+
+def _entries(folder: Path, config_name: str) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError as e:
+        raise ConfigError(f"{config_name}: skills: cannot list {shown(folder)} ({e.strerror or e})") from None
 
 
 def _load_skill(config: Config, folder: Path) -> Skill:

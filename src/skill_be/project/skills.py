@@ -24,6 +24,7 @@ class CodeBlock:
     code: str
     line: int
     fence_line: int
+    end_line: int = 0  # the closing fence's line; one past the last line when the block is never closed
 
 
 @dataclass(frozen=True)
@@ -37,16 +38,17 @@ class SkillDoc:
 
 def parse_skill_md(text: str, file: str, folder_name: str) -> SkillDoc:
     meta, body_start = _front_matter(text, file)
-    where = Where(file, "front matter")
 
     def field(key: str) -> str | None:
         value = meta.get(key)
         if value is None:
             return None
         if isinstance(value, int | float) and not isinstance(value, bool) and key == "version":
-            return str(value)
+            return str(value)  # `version: 1.2` reads as a number in YAML; it means the text
         if not isinstance(value, str):
-            raise where.key(key).error(f"must be a string, not {type_name(value)}")
+            raise Where(file, f"front matter: {key}").error(
+                f'must be a string, not {type_name(value)}; write it as text, such as {key}: "..."'
+            )
         return value
 
     name = field("name") or folder_name
@@ -66,15 +68,18 @@ def read_skill_md(path: Path) -> SkillDoc:
 def _front_matter(text: str, file: str) -> tuple[dict[str, object], int]:
     """The front matter mapping and the 0-based index of the first body line."""
     lines = text.split("\n")
-    if not lines or lines[0].rstrip("\r") != "---":
+    if not lines or lines[0].rstrip() != "---":
         return {}, 0
     for i in range(1, len(lines)):
-        if lines[i].rstrip("\r") in ("---", "..."):
+        if lines[i].rstrip() in ("---", "..."):
             data = load_yaml("\n".join(lines[1:i]), f"{file}: front matter", first_line=2)
             if data is None:
                 return {}, i + 1
             if not isinstance(data, dict):
-                raise ConfigError(f"{file}: front matter: must be a mapping of keys to values, not {type_name(data)}")
+                raise ConfigError(
+                    f"{file}: front matter: must be a mapping of keys to values (name, description, ...), "
+                    f"not {type_name(data)}"
+                )
             return {str(k): val for k, val in data.items()}, i + 1
     raise ConfigError(f'{file}: line 1: the front matter opened with "---" is never closed; add a "---" line after it')
 
@@ -106,7 +111,11 @@ def code_blocks(text: str, start: int = 0) -> list[CodeBlock]:
                 break
             body.append(_dedent(line, indent))
             j += 1
-        blocks.append(CodeBlock(lang=lang, skip=skip, code="\n".join(body), line=i + 2, fence_line=i + 1))
+        if j == len(lines) and body and body[-1] == "":
+            body.pop()  # a block left open to the end of the file does not own the file's last newline
+        blocks.append(
+            CodeBlock(lang=lang, skip=skip, code="\n".join(body), line=i + 2, fence_line=i + 1, end_line=j + 1)
+        )
         i = j + 1
     return blocks
 
@@ -119,13 +128,22 @@ def _dedent(line: str, indent: int) -> str:
 
 
 def inline_code(text: str) -> list[str]:
-    """The contents of inline code spans outside fenced blocks (the hint-word check reads them)."""
+    """The contents of inline code spans outside the front matter and fenced blocks (the hint-word check reads them)."""
+    lines = text.split("\n")
+    start = _body_start(lines)
+    fenced: set[int] = set()
+    for block in code_blocks(text, start):
+        fenced.update(range(block.fence_line - 1, block.end_line))
     out: list[str] = []
-    in_fence = False
-    for line in text.split("\n"):
-        if _FENCE.match(line.rstrip("\r")):
-            in_fence = not in_fence
-            continue
-        if not in_fence:
-            out.extend(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", line))
+    for i in range(start, len(lines)):
+        if i not in fenced:
+            out.extend(m.group(2) for m in re.finditer(r"(`+)(.+?)\1", lines[i]))
     return out
+
+
+def _body_start(lines: list[str]) -> int:
+    if lines and lines[0].rstrip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].rstrip() in ("---", "..."):
+                return i + 1
+    return 0

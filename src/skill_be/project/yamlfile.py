@@ -10,25 +10,31 @@ import yaml
 from skill_be.errors import ConfigError
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class _Duplicate(yaml.MarkedYAMLError):
+    """A key written twice in one mapping; carries both lines so the message can name them."""
+
+    def __init__(self, key: object, first_line: int, mark: Any) -> None:
+        super().__init__(problem=f'key "{key}"', problem_mark=mark)
+        self.key = key
+        self.first_line = first_line
 
 
 class _StrictLoader(_Base):  # type: ignore[misc]
     """Safe loading, plus: a key written twice in one mapping is an error, not a silent overwrite."""
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
+        seen: dict[Any, int] = {}
         for key_node, _ in node.value:
+            if key_node.tag == _MERGE_TAG:
+                continue  # `<<: *base` merges keys that the mapping may then override on purpose
             key = self.construct_object(key_node, deep=deep)
-            try:
-                duplicate = key in seen
-            except TypeError:
-                duplicate = False
-            if duplicate:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f'key "{key}" appears twice in one mapping', key_node.start_mark
-                )
-            with contextlib.suppress(TypeError):
-                seen.add(key)
+            with contextlib.suppress(TypeError):  # an unhashable key is reported by the constructor below
+                if key in seen:
+                    raise _Duplicate(key, seen[key], key_node.start_mark)
+                seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
 
@@ -36,13 +42,19 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _S
 
 
 def load_yaml(text: str, name: str, *, first_line: int = 1) -> object:
-    """Parse YAML text; a syntax error becomes `name: line L, column C: invalid YAML (...)`."""
+    """Parse YAML text; a syntax error becomes `name: line L, column C: invalid YAML (...); fix ...`."""
     try:
         return yaml.load(text, Loader=_StrictLoader)
+    except _Duplicate as e:
+        line = e.problem_mark.line + first_line if e.problem_mark else 0
+        raise ConfigError(
+            f'{name}: line {line}: key "{e.key}" is written twice in one mapping (first at line '
+            f"{e.first_line + first_line}); keep one of them"
+        ) from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         where = f"line {mark.line + first_line}, column {mark.column + 1}: " if mark else ""
         problem = e.problem or e.context or "syntax error"
-        raise ConfigError(f"{name}: {where}invalid YAML ({problem})") from None
+        raise ConfigError(f"{name}: {where}invalid YAML ({problem}); fix the syntax there") from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"{name}: invalid YAML ({e})") from None
+        raise ConfigError(f"{name}: invalid YAML ({e}); fix the syntax") from None

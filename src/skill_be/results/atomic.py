@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Write `text` (UTF-8, LF line endings) beside `path`, flush it to disk, then rename it over `path`.
+
+    The temp file is created with mode 0o666 minus the umask, like any new file (mkstemp's 0o600 would
+    leave a committed result file unreadable to others); an existing file keeps its mode.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -12,6 +12,7 @@ from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project import where as v
 from skill_be.project.files import read_text
+from skill_be.project.jsonfile import load_json
 from skill_be.project.where import Where
 from skill_be.results.atomic import write_atomic
 
@@ -42,40 +43,44 @@ class ResultFile:
     skills: Mapping[str, ResultEntry]
 
 
+_FIX = 'restore it from git, or run "skill-be run" to write it again'
+ENTRY_KEYS = ("date", "fingerprint", "ready", "reasons", "models", "grader")
+
+
 def read_result_file(path: Path) -> ResultFile | None:
     """The result file, None when there is none; a broken one is a ConfigError saying what is wrong."""
     if not path.exists():
         return None
     name = shown(path)
-    text = read_text(path, what="result file")
+    data = load_json(read_text(path, what="result file"), name, _FIX)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ConfigError(
-            f"{name}: line {e.lineno}, column {e.colno}: invalid JSON ({e.msg}); "
-            'restore it from git or run "skill-be run" to write it again'
-        ) from None
-    top = Where(name)
+        return _parse(data, Where(name))
+    except ConfigError as e:
+        raise ConfigError(f"{e}; {_FIX}") from None
+
+
+def _parse(data: object, top: Where) -> ResultFile:
     m = v.mapping(data, top)
-    if "skills" not in m:
-        raise top.error('missing required key "skills"; restore it from git or run "skill-be run" again')
-    version = v.string(m.get("skillBeVersion", ""), top.key("skillBeVersion"), empty=True)
+    for key in ("skillBeVersion", "skills"):
+        if key not in m:
+            raise top.error(f'missing required key "{key}"')
+    version = v.string(m["skillBeVersion"], top.key("skillBeVersion"))
     skills = v.mapping(m["skills"], top.key("skills"))
     return ResultFile(version=version, skills={k: _entry(e, top.key("skills").key(k)) for k, e in skills.items()})
 
 
 def _entry(value: object, where: Where) -> ResultEntry:
     m = v.mapping(value, where)
-    for key in ("date", "fingerprint", "ready"):
+    for key in ENTRY_KEYS:
         if key not in m:
-            raise where.error(f'missing required key "{key}"; restore the file from git or run the skill again')
+            raise where.error(f'missing required key "{key}"')
     return ResultEntry(
         date=v.string(m["date"], where.key("date")),
         fingerprint=v.string(m["fingerprint"], where.key("fingerprint")),
         ready=v.boolean(m["ready"], where.key("ready")),
-        reasons=v.string_list(m.get("reasons", []), where.key("reasons")),
-        models=v.string_list(m.get("models", []), where.key("models")),
-        grader=v.string(m.get("grader", ""), where.key("grader"), empty=True),
+        reasons=v.string_list(m["reasons"], where.key("reasons")),
+        models=v.string_list(m["models"], where.key("models")),
+        grader=v.string(m["grader"], where.key("grader"), empty=True),
     )
 
 
