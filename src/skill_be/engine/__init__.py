@@ -1,0 +1,1 @@
+"""The run engine: prompts, scheduling, grading, scores and the gate. Knows nothing of files or terminals."""

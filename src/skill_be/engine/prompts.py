@@ -1,0 +1,65 @@
+"""What the model under test and the grader are asked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from skill_be.codetests.contract import contract_paragraph
+from skill_be.project.evals import Scenario
+
+BASELINE = "baseline"
+WITH_SKILL = "with-skill"
+ARMS = (BASELINE, WITH_SKILL)
+ARM_WORDS = {BASELINE: "baseline", WITH_SKILL: "with skill"}
+
+DEFAULT_GRADER_RULES = """You are a strict code evaluator. Judge the answer below against each numbered criterion on its own, as if it were the only one.
+
+Rules:
+- The whole content of <answer> is the code under review: the main solution, and any usage examples, call sites or optional alternatives around it.
+- The answer's main solution decides each criterion. A criterion is met when the main solution does what it asks, using one of the APIs it names. Logic inside helper functions that the main solution calls counts as part of it.
+- Extra APIs, extra helper functions, comments, prose, and optional or alternative snippets never make a criterion fail. Only a construct that the criterion explicitly rules out, used in the main solution, does.
+- An `await` inside a step's own callback or helper is not an `await` "between chain steps".
+- Take the library's methods to behave as their names and the criterion say. Never answer NO only because you cannot verify a signature or what the library does."""
+
+CLOSING = """Finish your reply with a line that reads exactly `VERDICTS:`, followed by one line per criterion in the form `<number>: YES` or `<number>: NO`: one line for each of the {n} criteria above, numbered as above, and nothing after them. You may reason before that line; only the last VERDICTS: block is read."""
+
+
+def model_prompt(scenario: Scenario, arm: str, skill_text: str, template: str) -> str:
+    """The baseline gets the task alone; with skill, the template filled with the skill and the task.
+    An output contract goes after a blank line, the same words in both arms, never in the skill text."""
+    if arm == BASELINE:
+        prompt = scenario.prompt
+    else:
+        # One pass, so a {{task}} written inside the skill text is left as it is.
+        prompt = _fill(template, {"{{skill}}": skill_text, "{{task}}": scenario.prompt})
+    if scenario.output is not None:
+        prompt = f"{prompt}\n\n{contract_paragraph(scenario.output)}"
+    return prompt
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(template):
+        for key, value in values.items():
+            if template.startswith(key, i):
+                out.append(value)
+                i += len(key)
+                break
+        else:
+            out.append(template[i])
+            i += 1
+    return "".join(out)
+
+
+def grader_prompt(rules: str | None, criteria: Sequence[str], answer: str) -> str:
+    """Role and rules (replaceable), numbered criteria, the answer fenced, a fixed closing paragraph."""
+    numbered = "\n".join(f"{i}. {c}" for i, c in enumerate(criteria, 1))
+    # The answer is data: a closing tag inside it must not end the fence early.
+    fenced = answer.replace("</answer>", "<\\/answer>")
+    return (
+        f"{(rules or DEFAULT_GRADER_RULES).strip()}\n\n"
+        f"Criteria:\n{numbered}\n\n"
+        f"<answer>\n{fenced}\n</answer>\n\n"
+        f"{CLOSING.format(n=len(criteria))}"
+    )

@@ -1,0 +1,232 @@
+"""Runs one skill: every scenario × model × rep × arm, graded and code-tested as soon as it exists."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from skill_be.adapters.base import Adapter, AdapterStartError, Answer, CallContext
+from skill_be.engine.gate import Gate, LineScore, ScenarioLines, decide, score_lines
+from skill_be.engine.limiter import PriorityLimiter
+from skill_be.engine.observations import Grading, Output, TestRun
+from skill_be.engine.prompts import ARM_WORDS, ARMS, grader_prompt, model_prompt
+from skill_be.engine.verdicts import Unparseable, majority, parse_verdicts
+from skill_be.project.config import GateConfig
+from skill_be.project.loader import Skill
+
+GRADE, GENERATE = 0, 1
+
+
+class CodeTests(Protocol):
+    """The part of codetests.session.CodeTestSession the engine uses."""
+
+    def test_names(self, skill: str, scenario_id: str) -> tuple[str, ...]: ...
+    async def run(self, skill: str, scenario_id: str, answer: str) -> TestRun: ...
+
+
+class Listener(Protocol):
+    def output_done(self, skill: Skill, output: Output, lines: ScenarioLines) -> None: ...
+    def rep_done(self, skill: Skill, scenario: str, model: str, rep: int, done: int, total: int) -> None: ...
+
+
+@dataclass(frozen=True)
+class Settings:
+    reps: int
+    gradings: int
+    timeout_seconds: int
+    cwd: Path
+    template: str
+    grader_rules: str | None
+    gate: GateConfig
+
+
+@dataclass(frozen=True)
+class Model:
+    label: str
+    adapter: Adapter
+
+
+@dataclass
+class SkillRun:
+    skill: Skill
+    lines: list[ScenarioLines]
+    outputs: list[Output]
+    scores: list[LineScore]
+    gate: Gate
+    seconds: float
+
+    @property
+    def errors(self) -> int:
+        return sum(len(o.errors) for o in self.outputs)
+
+
+class Engine:
+    def __init__(
+        self,
+        models: Sequence[Model],
+        grader: Model | None,
+        limiter: PriorityLimiter,
+        settings: Settings,
+        listener: Listener,
+        tests: CodeTests | None = None,
+        redact: Callable[[str], str] = lambda text: text,
+    ) -> None:
+        self.models = list(models)
+        self.grader = grader
+        self.limiter = limiter
+        self.settings = settings
+        self.listener = listener
+        self.tests = tests
+        self.redact = redact
+        self._seq = 0
+
+    def _priority(self, skill_index: int, kind: int) -> tuple[int, ...]:
+        self._seq += 1
+        return (skill_index, kind, self._seq)
+
+    async def _call(
+        self, model: Model, prompt: str, priority: tuple[int, ...]
+    ) -> tuple[Answer | None, str | None, float]:
+        """One model call under the shared limit and the per-call timeout. Failures are returned, not raised,
+        except an adapter that cannot start at all, which stops the command."""
+        async with self.limiter.slot(priority):
+            started = time.monotonic()
+            ctx = CallContext(timeout_seconds=self.settings.timeout_seconds, cwd=self.settings.cwd)
+            try:
+                answer = await asyncio.wait_for(model.adapter.complete(prompt, ctx), self.settings.timeout_seconds)
+                return answer, None, time.monotonic() - started
+            except AdapterStartError:
+                raise
+            except TimeoutError:
+                return None, f"timed out after {self.settings.timeout_seconds} s", time.monotonic() - started
+            except Exception as e:  # any failure of one call is data about that output
+                reason = str(e) or type(e).__name__
+                return None, self.redact(reason), time.monotonic() - started
+
+    async def run_skill(self, skill: Skill, skill_index: int) -> SkillRun:
+        started = time.monotonic()
+        lines = [
+            ScenarioLines(sc, self.tests.test_names(skill.name, sc.id) if self.tests and sc.output else ())
+            for sc in skill.evals.scenarios
+        ]
+        reps = self.settings.reps
+        total = len(lines) * len(self.models) * reps
+        done = 0
+        outputs: list[Output] = []
+
+        async def one_rep(sl: ScenarioLines, model: Model, rep: int) -> None:
+            nonlocal done
+            pair = await asyncio.gather(*(self._output(skill, skill_index, sl, model, rep, arm) for arm in ARMS))
+            outputs.extend(pair)
+            done += 1
+            self.listener.rep_done(skill, sl.scenario.id, model.label, rep, done, total)
+
+        async with asyncio.TaskGroup() as group:
+            for sl in lines:
+                for model in self.models:
+                    for rep in range(1, reps + 1):
+                        group.create_task(one_rep(sl, model, rep))
+        order = {(sl.scenario.id, m.label): i for i, (sl, m) in enumerate((sl, m) for sl in lines for m in self.models)}
+        outputs.sort(key=lambda o: (order[(o.scenario, o.model)], o.rep, ARMS.index(o.arm)))
+        scores = [
+            score
+            for sl in lines
+            for m in self.models
+            for score in score_lines(
+                sl, m.label, [o for o in outputs if o.scenario == sl.scenario.id and o.model == m.label]
+            )
+        ]
+        errors = sum(len(o.errors) for o in outputs)
+        has_tests = any(sl.tests or sl.scenario.output for sl in lines)
+        gate = decide(
+            scores, [sl.scenario for sl in lines], [m.label for m in self.models], errors, has_tests, self.settings.gate
+        )
+        return SkillRun(skill, lines, outputs, scores, gate, time.monotonic() - started)
+
+    async def _output(
+        self, skill: Skill, skill_index: int, sl: ScenarioLines, model: Model, rep: int, arm: str
+    ) -> Output:
+        sc = sl.scenario
+        prompt = model_prompt(sc, arm, skill.doc.text, self.settings.template)
+        out = Output(scenario=sc.id, model=model.label, rep=rep, arm=arm, prompt_chars=len(prompt))
+        answer, error, seconds = await self._call(model, prompt, self._priority(skill_index, GENERATE))
+        out.seconds = seconds
+        where = f"rep {rep} {ARM_WORDS[arm]}"
+        if answer is None:
+            out.error = error
+            out.errors.append(f"{where}: the generation failed ({error}); its lines count as 0")
+        else:
+            out.text, out.usage, out.meta = answer.text, answer.usage, dict(answer.meta)
+            jobs = []
+            if sc.criteria and self.grader is not None:
+                jobs.append(self._grade_all(out, sc.criteria, skill_index, where))
+            if sc.output is not None and self.tests is not None:
+                jobs.append(self._test(out, skill, sc.id, where))
+            await asyncio.gather(*jobs)
+        self.listener.output_done(skill, out, sl)
+        return out
+
+    async def _grade_all(self, out: Output, criteria: Sequence[str], skill_index: int, where: str) -> None:
+        assert out.text is not None and self.grader is not None
+        prompt = grader_prompt(self.settings.grader_rules, criteria, out.text)
+        out.gradings = list(
+            await asyncio.gather(
+                *(self._grade_once(k, prompt, len(criteria), skill_index) for k in range(1, self.settings.gradings + 1))
+            )
+        )
+        good = [g.verdicts for g in out.gradings if g.verdicts is not None]
+        failed = [g for g in out.gradings if g.verdicts is None]
+        if not good:
+            why = "; ".join(f"grading {g.k}: {g.error}" for g in failed)
+            out.errors.append(f"{where}: every grading failed ({why}); its criteria count as 0")
+            out.verdicts = [False] * len(criteria)
+            return
+        for g in failed:
+            out.notes.append(f"{where}: grading {g.k} failed ({g.error}) and is left out of the vote")
+        vote = majority(good, len(criteria))
+        out.verdicts = vote.verdicts
+        for i in vote.ties:
+            yes = sum(1 for v in good if v[i - 1])
+            out.notes.append(f"{where}: criterion {i}: the gradings split {yes}-{len(good) - yes}; counted as NO")
+
+    async def _grade_once(self, k: int, prompt: str, n: int, skill_index: int) -> Grading:
+        """A failed or unparseable grading is retried once."""
+        assert self.grader is not None
+        g = Grading(k=k)
+        for _attempt in range(2):
+            answer, error, seconds = await self._call(self.grader, prompt, self._priority(skill_index, GRADE))
+            g.seconds += seconds
+            if answer is None:
+                g.attempt_errors.append(f"the call failed: {error}")
+                g.replies.append("")
+                continue
+            g.replies.append(answer.text)
+            g.usage = answer.usage
+            try:
+                g.verdicts = parse_verdicts(answer.text, n)
+                return g
+            except Unparseable as e:
+                g.attempt_errors.append(f"unparseable reply: {e}")
+        g.error = g.attempt_errors[-1]
+        return g
+
+    async def _test(self, out: Output, skill: Skill, scenario_id: str, where: str) -> None:
+        assert out.text is not None and self.tests is not None
+        try:
+            run = await self.tests.run(skill.name, scenario_id, out.text)
+        except AdapterStartError:
+            raise
+        except Exception as e:  # the session failing on one answer is an error of that answer, not a crash
+            out.errors.append(f"{where}: the code tests could not run ({self.redact(str(e) or type(e).__name__)})")
+            return
+        out.tests = run
+        if run.error:
+            out.errors.append(f"{where}: the code tests could not run ({self.redact(run.error)}); its tests count as 0")
+
+
+def describe_models(models: Sequence[Model]) -> list[Mapping[str, object]]:
+    return [{"label": m.label, **m.adapter.describe()} for m in models]

@@ -1,0 +1,70 @@
+"""Reading a grader's reply, and the majority over several gradings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_MARKER = re.compile(r"verdicts\s*:", re.IGNORECASE)
+_PAIR = re.compile(r"(?<![\w.])(\d+)\s*[:.)=-]\s*\**\s*(yes|no)\b", re.IGNORECASE)
+_DECORATION = re.compile(r"[`*_#>|\-\s]+")
+
+
+class Unparseable(Exception):
+    """The reply has no usable VERDICTS block."""
+
+
+def parse_verdicts(reply: str, n: int) -> list[bool]:
+    """One YES/NO per criterion from the LAST `VERDICTS:` block (any case, markdown around it allowed).
+    A missing block, a missing or repeated criterion or a number out of range is Unparseable."""
+    markers = list(_MARKER.finditer(reply))
+    if not markers:
+        raise Unparseable("no VERDICTS: line")
+    block = reply[markers[-1].end() :]
+    found: dict[int, bool] = {}
+    started = False
+    for line in block.split("\n"):
+        pairs = _PAIR.findall(line)
+        if not pairs:
+            if started and _DECORATION.sub("", line):
+                break  # prose after the block ends it
+            continue
+        started = True
+        for number, word in pairs:
+            k = int(number)
+            if k < 1 or k > n:
+                raise Unparseable(f"criterion {k} is out of range (1-{n})")
+            if k in found:
+                raise Unparseable(f"criterion {k} appears twice")
+            found[k] = word.lower() == "yes"
+    missing = [k for k in range(1, n + 1) if k not in found]
+    if missing:
+        raise Unparseable(f"no verdict for criterion {', '.join(map(str, missing))}")
+    return [found[k] for k in range(1, n + 1)]
+
+
+def reasoning(reply: str, limit: int = 2000) -> str:
+    """What a grader wrote before its last VERDICTS: block: its reasons, kept short."""
+    marks = list(_MARKER.finditer(reply))
+    text = (reply[: marks[-1].start()] if marks else reply).strip()
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+@dataclass(frozen=True)
+class Vote:
+    verdicts: list[bool]  # per criterion: YES when more than half of the successful gradings said YES
+    ties: list[int]  # 1-based criteria whose gradings split evenly (counted as NO)
+
+
+def majority(gradings: Sequence[Sequence[bool]], n: int) -> Vote:
+    if not gradings:
+        return Vote([False] * n, [])
+    verdicts: list[bool] = []
+    ties: list[int] = []
+    for i in range(n):
+        yes = sum(1 for g in gradings if g[i])
+        verdicts.append(yes * 2 > len(gradings))
+        if yes * 2 == len(gradings):
+            ties.append(i + 1)
+    return Vote(verdicts, ties)

@@ -1,0 +1,84 @@
+"""The Markdown report of one skill: header, a table per scenario and model, notes, the Release Gate."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from skill_be.engine.observations import Output
+from skill_be.engine.prompts import BASELINE, WITH_SKILL
+from skill_be.engine.runner import SkillRun
+from skill_be.reports import strings as s
+
+
+@dataclass(frozen=True)
+class Header:
+    date: str  # YYYY-MM-DD
+    models: Sequence[str]  # adapter:id of each model under test
+    labels: Sequence[str]  # how tables name them
+    reps: int
+    gradings: int
+    grader: str  # the grader's id
+    grader_adapter: str
+
+
+def grading_line(h: Header, graded: bool) -> str:
+    if not graded:
+        return s.GRADING_NONE
+    return f"Grading: majority of {h.gradings} {h.grader} calls per output (via {h.grader_adapter})."
+
+
+def skill_report(run: SkillRun, h: Header) -> str:
+    graded = any(sl.scenario.criteria for sl in run.lines)
+    out = [
+        f"## {h.date} — {run.skill.name} benchmark",
+        "",
+        f"Method: automated eval. Models: {', '.join(h.models)}. Reps: {h.reps}. {grading_line(h, graded)}",
+        s.NO_TOOLS_NOTE,
+    ]
+    for sl in run.lines:
+        sc = sl.scenario
+        out += ["", f"### Scenario: {sc.id}{' *(critical)*' if sc.critical else ''}", ""]
+        out += [f"*{line.strip()}*" if line.strip() else "" for line in sc.prompt.strip().split("\n")]
+        for label in h.labels:
+            scores = [x for x in run.scores if x.scenario == sc.id and x.model == label]
+            outputs = [o for o in run.outputs if o.scenario == sc.id and o.model == label]
+            out += ["", f"**{label}**", "", s.TABLE_HEAD]
+            out += [f"| {_cell(x.line)} | {x.baseline}% | {x.with_skill}% | {s.signed(x.delta)}pp |" for x in scores]
+            tokens = token_line(outputs)
+            notes = [f"- **{s.ERROR_TAG}** {e}" for o in outputs for e in o.errors]
+            notes += [f"- **{s.NOTE_TAG}** {n}" for o in outputs for n in o.notes]
+            if tokens or notes:
+                out.append("")
+            if tokens:
+                out.append(tokens)
+            out += notes
+    out += ["", "---", "", *run.gate.section(), ""]
+    return "\n".join(out)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def mean_usage(outputs: Sequence[Output], arm: str) -> tuple[int, int] | None:
+    known = [o.usage for o in outputs if o.arm == arm and o.usage and o.usage.input_tokens is not None]
+    if not known:
+        return None
+    n = len(known)
+    return (
+        round(sum(u.input_tokens or 0 for u in known) / n),
+        round(sum(u.output_tokens or 0 for u in known) / n),
+    )
+
+
+def token_line(outputs: Sequence[Output]) -> str:
+    """What the skill costs: mean tokens per output in each arm, where the adapter reports them."""
+    base, skill = mean_usage(outputs, BASELINE), mean_usage(outputs, WITH_SKILL)
+    if base is None or skill is None:
+        return ""
+    extra = skill[0] - base[0]
+    return (
+        f"Tokens per output (mean): baseline {base[0]} in, {base[1]} out; "
+        f"with skill {skill[0]} in, {skill[1]} out ({s.signed(extra)} prompt tokens with the skill)."
+    )

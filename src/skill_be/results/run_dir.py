@@ -1,0 +1,67 @@
+"""The run directory: `<results>/<start time>/`, one file per output, grading and test result."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+from skill_be.engine.observations import Output
+from skill_be.results.atomic import write_atomic
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def run_id(started: datetime) -> str:
+    """The start time in UTC as a folder name: 2026-10-31T16-20-05-112Z."""
+    t = started.astimezone(UTC)
+    return t.strftime("%Y-%m-%dT%H-%M-%S-") + f"{t.microsecond // 1000:03d}Z"
+
+
+def safe_name(label: str) -> str:
+    return _UNSAFE.sub("_", label).strip("._") or "model"
+
+
+class RunDir:
+    def __init__(self, results: Path, started: datetime, redact: Callable[[str], str]) -> None:
+        self.path = results / run_id(started)
+        self.redact = redact
+
+    def create(self) -> None:
+        self.path.mkdir(parents=True, exist_ok=False)
+
+    def output_dir(self, skill: str, scenario: str, model: str) -> Path:
+        return self.path / skill / scenario / safe_name(model)
+
+    def output_file(self, skill: str, out: Output) -> Path:
+        return self.output_dir(skill, out.scenario, out.model) / f"rep-{out.rep}-{out.arm}.md"
+
+    def write_output(self, skill: str, out: Output) -> None:
+        """The answer, every raw grader reply (a retried grading keeps both), and the tests' results."""
+        folder = self.output_dir(skill, out.scenario, out.model)
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = f"rep-{out.rep}-{out.arm}"
+        if out.text is not None:
+            (folder / f"{stem}.md").write_text(self.redact(out.text) + "\n", encoding="utf-8")
+        else:
+            (folder / f"{stem}.error.txt").write_text(self.redact(out.error or "") + "\n", encoding="utf-8")
+        for g in out.gradings:
+            for attempt, reply in enumerate(g.replies, 1):
+                last = attempt == len(g.replies)
+                name = f"{stem}.grading-{g.k}.md" if last else f"{stem}.grading-{g.k}.attempt-{attempt}.md"
+                (folder / name).write_text(self.redact(reply) + "\n", encoding="utf-8")
+        if out.tests is not None:
+            doc = json.dumps(out.tests.to_json(), indent=2, ensure_ascii=False)
+            (folder / f"{stem}.tests.json").write_text(self.redact(doc) + "\n", encoding="utf-8")
+
+    def write_report(self, skill: str, text: str) -> Path:
+        path = self.path / f"{skill}.md"
+        write_atomic(path, self.redact(text))
+        return path
+
+    def write_summary(self, doc: Mapping[str, object]) -> Path:
+        path = self.path / "summary.json"
+        write_atomic(path, self.redact(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
+        return path
