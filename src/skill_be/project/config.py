@@ -135,7 +135,8 @@ def load_config(path: Path) -> Config:
         raise ConfigError(f"{name}: is empty; it needs at least skills, evals, model and grader")
     top = Where(name)
     m = v.mapping(data, top, TOP_KEYS)
-    root = path.absolute().parent
+    path = Path(os.path.normpath(path.absolute()))  # `a/../b` shown and compared as `b`
+    root = path.parent
 
     def required(key: str) -> object:
         if key not in m or m[key] is None:
@@ -176,7 +177,7 @@ def load_config(path: Path) -> Config:
     if m.get("codeTests") is not None:
         kw["code_tests"] = _code_tests(m["codeTests"], top.key("codeTests"), root)
     return Config(
-        path=path.absolute(), root=root, name=name, skills=skills, evals=evals, models=models,
+        path=path, root=root, name=name, skills=skills, evals=evals, models=models,
         grader=grader, **kw,  # type: ignore[arg-type]
     )  # fmt: skip
 

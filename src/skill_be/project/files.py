@@ -14,11 +14,11 @@ def read_text(path: Path, *, what: str = "file") -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise ConfigError(f"{name}: {what} not found") from None
+        raise ConfigError(f"{name}: {what} not found; check the path") from None
     except IsADirectoryError:
-        raise ConfigError(f"{name}: is a folder, expected a {what}") from None
+        raise ConfigError(f"{name}: is a folder, not a {what}; give the path of the file") from None
     except PermissionError:
-        raise ConfigError(f"{name}: cannot be read (permission denied)") from None
+        raise ConfigError(f"{name}: cannot be read (permission denied); fix its permissions") from None
     except OSError as e:
         raise ConfigError(f"{name}: cannot be read ({e.strerror or e})") from None
     return decode(data, name)

@@ -111,10 +111,13 @@ def code_blocks(text: str, start: int = 0) -> list[CodeBlock]:
                 break
             body.append(_dedent(line, indent))
             j += 1
-        if j == len(lines) and body and body[-1] == "":
-            body.pop()  # a block left open to the end of the file does not own the file's last newline
+        end_line = j + 1
+        if j == len(lines) and lines[-1] == "":
+            end_line -= 1  # the file's last newline ends its last line; it adds no line
+            if body and body[-1] == "":
+                body.pop()
         blocks.append(
-            CodeBlock(lang=lang, skip=skip, code="\n".join(body), line=i + 2, fence_line=i + 1, end_line=j + 1)
+            CodeBlock(lang=lang, skip=skip, code="\n".join(body), line=i + 2, fence_line=i + 1, end_line=end_line)
         )
         i = j + 1
     return blocks
