@@ -1,0 +1,36 @@
+"""Driving the Node checks helper: one JSON request on stdin, one JSON answer on stdout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from skill_be.checks.typescript import TypeScript
+from skill_be.errors import ConfigError
+
+HELPER = Path(__file__).parent / "node" / "checks_helper.cjs"
+TIMEOUT = 600  # seconds for every job of one request together
+
+
+def run_helper(ts: TypeScript, jobs: Mapping[str, object]) -> dict[str, Any]:
+    """Run the helper once with any of the jobs `typecheck`, `coverage` and `parse`."""
+    request = json.dumps({"typescript": str(ts.main), **jobs})
+    try:
+        done = subprocess.run(
+            [ts.node, str(HELPER)], input=request, capture_output=True, text=True, timeout=TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise ConfigError(f"the TypeScript checks did not finish within {TIMEOUT} seconds") from None
+    except OSError as e:
+        raise ConfigError(f"cannot start {ts.node} for the TypeScript checks ({e.strerror or e})") from None
+    if done.returncode != 0:
+        detail = " ".join(done.stderr.split())[-500:]
+        raise ConfigError(
+            f"the TypeScript checks failed (TypeScript {ts.version} at {ts.module_dir}, exit code "
+            f"{done.returncode}): {detail}"
+        )
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer

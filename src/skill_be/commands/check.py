@@ -1,0 +1,58 @@
+"""`skill-be check`: the typecheck, coverage and code-test parse, and the hint-word warnings. No model."""
+
+from __future__ import annotations
+
+import json as jsonlib
+from pathlib import Path
+
+from skill_be.commands.common import result_line, warn
+from skill_be.paths import shown
+from skill_be.project.loader import load_project
+
+
+def main(config_path: Path, json: bool = False) -> int:
+    """Exit 0 when every blocking check passes, 1 when one blocks; config errors raise (exit 2)."""
+    from skill_be.checks.runner import collect
+    from skill_be.codetests.hints import hint_warnings
+    from skill_be.codetests.packages import read_package_list
+
+    warnings: list[str] = []
+
+    def note(line: str) -> None:
+        warnings.append(line)
+        if not json:
+            warn(line)
+
+    project = load_project(config_path, warn=note)
+    for skill in project.skills:
+        if skill.package_list is not None:
+            read_package_list(skill.package_list)  # its errors are config errors; nothing is installed
+    collected = collect(project, note, parse_tests=True)
+    for line in hint_warnings(project, note, coverage_names=collected.coverage_names):
+        note(line)
+    blockers = [o.blocker for o in collected.outcomes if o.blocks]
+    code = 1 if blockers else 0
+    if json:
+        doc = {
+            "result": "blocked" if blockers else "pass",
+            "exitCode": code,
+            "config": shown(project.config.path),
+            "checks": [
+                {
+                    "name": o.name,
+                    "blocks": o.blocks,
+                    "lines": list(o.lines),
+                    "problems": [p.as_json() for p in o.problems],
+                }
+                for o in collected.outcomes
+            ],
+            "warnings": warnings,
+            "lines": [*(line for o in collected.outcomes for line in o.lines), result_line(blockers)],
+        }
+        print(jsonlib.dumps(doc, indent=2))
+        return code
+    for outcome in collected.outcomes:
+        for line in outcome.lines:
+            print(line)
+    print(result_line(blockers))
+    return code
