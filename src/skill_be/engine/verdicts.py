@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 _MARKER = re.compile(r"verdicts\s*:", re.IGNORECASE)
 _PAIR = re.compile(r"(?<![\w.])(\d+)\s*[:.)=-]\s*\**\s*(yes|no)\b", re.IGNORECASE)
-_DECORATION = re.compile(r"[`*_#>|\-\s]+")
+_DECORATION = re.compile(r"[`*_#>|\-\s,;.]+")
 
 
 class Unparseable(Exception):
@@ -25,7 +25,8 @@ def parse_verdicts(reply: str, n: int) -> list[bool]:
     found: dict[int, bool] = {}
     started = False
     for line in block.split("\n"):
-        pairs = _PAIR.findall(line)
+        # A verdict line starts with "<n>: YES|NO" (markdown before it allowed); a reason may follow.
+        pairs = _PAIR.findall(line) if _PAIR.match(line.lstrip("`*_#>|-• \t")) else []
         if not pairs:
             if started and _DECORATION.sub("", line):
                 break  # prose after the block ends it
