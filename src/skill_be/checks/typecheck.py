@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from skill_be.checks import CheckOutcome, Problem
-from skill_be.checks.commandline import TIMEOUT, command_argv, run_bounded
+from skill_be.checks import commandline
+from skill_be.checks.commandline import command_argv, run_bounded
 from skill_be.checks.plan import TS_LANGS, Library, TypecheckPlan, typecheck_where
 from skill_be.project.loader import Project, Skill
 
@@ -64,13 +65,15 @@ def command_problems(project: Project, command: str) -> list[Problem]:
                 continue
             env = {**os.environ, "SKILL_BE_LANG": block.lang, "SKILL_BE_SKILL": skill.name}
             try:
-                code, out, err = run_bounded(argv, stdin=block.code + "\n", cwd=project.config.root, env=env)
+                code, out, err = run_bounded(
+                    argv, stdin=block.code + "\n", cwd=project.config.root, env=env, timeout=commandline.TIMEOUT
+                )
             except OSError as e:
                 raise where.error(f'cannot start "{argv[0]}" ({e.strerror or e}); fix the command line') from None
             if code == 0:
                 continue
             if code is None:
-                message = f"the typecheck command did not finish within {TIMEOUT} seconds"
+                message = f"the typecheck command did not finish within {commandline.TIMEOUT:g} seconds"
             else:
                 detail = tail(err) or tail(out)
                 message = f"the typecheck command failed (exit code {code})" + (f": {detail}" if detail else "")
