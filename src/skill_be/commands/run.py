@@ -15,7 +15,7 @@ from typing import TypeVar, cast
 
 from skill_be.adapters.credentials import Redactor, api_key
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, check_unique, labels
-from skill_be.checks import CheckOutcome, run_checks
+from skill_be.checks import CheckOutcome, run_checks, validate_checks
 from skill_be.commands.common import result_line, warn
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.limiter import PriorityLimiter
@@ -158,6 +158,12 @@ async def _run(config_path: Path, names: list[str], reps: int | None, concurrenc
     project = load_project(config_path, names, warn=warn)
     config = project.config
     previous = read_result_file(config.result_file)  # a broken one stops the run before any call
+    validate_checks(project, warn)  # a bad check setting stops the run before the first model call
+    if any(sc.output for s in project.skills for sc in s.evals.scenarios):
+        from skill_be.codetests.hints import hint_warnings
+
+        for line in hint_warnings(project, warn):
+            warn(line)
     redactor = Redactor()
     env = AdapterEnv(root=config.root, environ=dict(os.environ), redactor=redactor)
     registry = AdapterRegistry()

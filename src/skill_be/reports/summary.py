@@ -116,10 +116,7 @@ def checks_summary(outcomes: Sequence[CheckOutcome]) -> list[dict[str, object]]:
             "name": c.name,
             "lines": list(c.lines),
             "blocks": c.blocks,
-            "problems": [
-                {"message": p.message, "skill": p.skill, "file": str(p.file) if p.file else None, "line": p.line}
-                for p in c.problems
-            ],
+            "problems": [p.as_json() for p in c.problems],
         }
         for c in outcomes
     ]

@@ -100,5 +100,10 @@ print("VERDICTS:\\n1: YES\\n2: YES" if n == 0 or n > 2 else "garbage")
 """
     root = project(tmp_path, skills={"money": SC}, grader=grader, config={"reps": 1, "gradings": 2, "concurrency": 1})
     r = run(root, "run")
-    assert "grading 2 failed (unparseable reply: no VERDICTS: line) and is left out of the vote" in r.stdout
+    notes = [
+        line
+        for line in r.stdout.splitlines()
+        if "failed (unparseable reply: no VERDICTS: line) and is left out" in line
+    ]
+    assert len(notes) == 1 and notes[0].startswith("- **[NOTE]** rep 1 baseline: grading "), r.stdout
     assert table_rows(r.stdout)[0][1] == "100%"
