@@ -6,11 +6,14 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 MAX_OUTPUT = 16 * 1024 * 1024  # bytes kept of each stream; the rest is read and dropped
+
+# Sees each line of output as it arrives ("stdout" or "stderr", the line); True stops the child.
+LineWatcher = Callable[[str, bytes], bool]
 
 
 @dataclass(frozen=True)
@@ -19,6 +22,7 @@ class ProcessResult:
     stdout: bytes
     stderr: bytes
     truncated: bool = False
+    stopped: bool = False  # a LineWatcher asked for the child to be killed
 
 
 class StartFailed(Exception):
@@ -31,13 +35,22 @@ def kill_group(proc: asyncio.subprocess.Process) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-async def _drain(stream: asyncio.StreamReader | None, limit: int) -> tuple[bytes, bool]:
+async def _drain(
+    stream: asyncio.StreamReader | None,
+    limit: int,
+    watch: Callable[[bytes], None] | None = None,
+) -> tuple[bytes, bool]:
     if stream is None:
         return b"", False
     chunks: list[bytes] = []
     size = 0
     truncated = False
+    pending = b""
     while chunk := await stream.read(65536):
+        if watch is not None:
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                watch(line)
         if size < limit:
             keep = chunk[: limit - size]
             chunks.append(keep)
@@ -45,6 +58,8 @@ async def _drain(stream: asyncio.StreamReader | None, limit: int) -> tuple[bytes
             truncated = truncated or len(keep) < len(chunk)
         else:
             truncated = True
+    if watch is not None and pending:
+        watch(pending)
     return b"".join(chunks), truncated
 
 
@@ -64,9 +79,11 @@ async def run_process(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     max_output: int = MAX_OUTPUT,
+    watch: LineWatcher | None = None,
 ) -> ProcessResult:
     """Run `argv` without a shell in its own session. If the awaiting task is cancelled (a timeout,
-    SIGINT), the whole process group is killed before the cancellation propagates."""
+    SIGINT), the whole process group is killed before the cancellation propagates. `watch` sees every
+    output line as it comes; when it returns True the process group is killed and `stopped` is set."""
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -79,9 +96,25 @@ async def run_process(
         )
     except (FileNotFoundError, PermissionError, NotADirectoryError) as e:
         raise StartFailed(f"{argv[0]}: {e.strerror or e}") from None
+    stopped = False
+
+    def watcher(name: str) -> Callable[[bytes], None] | None:
+        if watch is None:
+            return None
+
+        def see(line: bytes) -> None:
+            nonlocal stopped
+            if not stopped and watch(name, line):
+                stopped = True
+                kill_group(proc)
+
+        return see
+
     try:
         _, (out, t1), (err, t2) = await asyncio.gather(
-            _feed(proc, stdin), _drain(proc.stdout, max_output), _drain(proc.stderr, max_output)
+            _feed(proc, stdin),
+            _drain(proc.stdout, max_output, watcher("stdout")),
+            _drain(proc.stderr, max_output, watcher("stderr")),
         )
         code = await proc.wait()
     except BaseException:
@@ -91,7 +124,7 @@ async def run_process(
         raise
     # A child that exited may have left grandchildren holding nothing we read; they go too.
     kill_group(proc)
-    return ProcessResult(returncode=code, stdout=out, stderr=err, truncated=t1 or t2)
+    return ProcessResult(returncode=code, stdout=out, stderr=err, truncated=t1 or t2, stopped=stopped)
 
 
 def tail(data: bytes, limit: int = 400) -> str:

@@ -16,6 +16,11 @@ from skill_be.project.where import did_you_mean
 # name -> module with `create(entry: AdapterEntry, env: AdapterEnv) -> Adapter`
 BUILTINS: Mapping[str, str] = {
     "command": "skill_be.adapters.command",
+    "claude-cli": "skill_be.adapters.claude_cli",
+    "pi-cli": "skill_be.adapters.pi_cli",
+    "opencode-cli": "skill_be.adapters.opencode_cli",
+    "anthropic": "skill_be.adapters.anthropic_api",
+    "openai": "skill_be.adapters.openai_api",
 }
 
 

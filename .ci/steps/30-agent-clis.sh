@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The three agent CLIs the adapters drive, at pinned versions, in a prefix inside the repository
+# (never global), so CI tests the same versions every time. The integration tests under
+# tests/integration/adapters/ run them against a mock model server on 127.0.0.1.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+PREFIX=.ci/cache/clis
+# Node 20 takes these; claude-code 2.1.198 and later declare Node >= 22.
+PACKAGES=(
+  "@anthropic-ai/claude-code@2.1.197"
+  "@mariozechner/pi-coding-agent@0.73.1"
+  "opencode-ai@1.18.33"
+)
+STAMP="$PREFIX/.installed"
+WANT="${PACKAGES[*]}"
+
+if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
+  mkdir -p "$PREFIX"
+  npm install --global --prefix "$PREFIX" --no-audit --no-fund --loglevel=error "${PACKAGES[@]}"
+  echo "$WANT" > "$STAMP"
+fi
+
+BIN="$(cd "$PREFIX/bin" && pwd)"
+for exe in claude pi opencode; do
+  [ -x "$BIN/$exe" ] || { echo "30-agent-clis: $BIN/$exe is missing after install" >&2; exit 1; }
+  # Start each once: a CLI that cannot run fails CI here, not in the middle of the tests.
+  echo "$exe $(timeout 60 "$BIN/$exe" --version 2>&1 | head -1)"
+done
+# The network-namespace tests need unshare (util-linux).
+command -v unshare >/dev/null || { echo "30-agent-clis: unshare (util-linux) is missing" >&2; exit 1; }
+
+LINE="export PATH=\"\$PATH:$BIN\""
+grep -qxF "$LINE" .ci/env 2>/dev/null || echo "$LINE" >> .ci/env

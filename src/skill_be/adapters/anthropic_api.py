@@ -1,0 +1,62 @@
+"""The `anthropic` adapter: one Messages API request per call, straight to the API (no CLI)."""
+
+from __future__ import annotations
+
+from skill_be.adapters.base import Answer, CallContext, Usage
+from skill_be.adapters.http_common import HttpAdapter
+from skill_be.adapters.registry import AdapterEnv
+from skill_be.project.config import AdapterEntry
+
+API_VERSION = "2023-06-01"
+DEFAULT_MAX_TOKENS = 8192  # the Messages API requires max_tokens
+
+
+class AnthropicAdapter(HttpAdapter):
+    name = "anthropic"
+    default_base = "https://api.anthropic.com"
+    default_key_env = "ANTHROPIC_API_KEY"
+
+    def __init__(self, entry: AdapterEntry, env: AdapterEnv) -> None:
+        super().__init__(entry, env)
+        if self.temperature is not None and self.temperature > 1:
+            raise entry.where.key("temperature").error(f"must be a number from 0 to 1, not {self.temperature:g}")
+
+    async def complete(self, prompt: str, ctx: CallContext) -> Answer:
+        key = self.key()
+        headers = {"anthropic-version": API_VERSION, "content-type": "application/json"}
+        if key:
+            headers["x-api-key"] = key
+        body: dict[str, object] = {
+            "model": self.entry.id,
+            "max_tokens": self.max_tokens or DEFAULT_MAX_TOKENS,
+            "messages": [{"role": "user", "content": prompt}],
+        }
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        data = await self.post(self.base_url + "/v1/messages", headers, body, ctx.timeout_seconds)
+        return self.read(data)
+
+    def read(self, data: object) -> Answer:
+        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+            raise self.error("the response has no content list")
+        text = "".join(
+            str(block.get("text") or "")
+            for block in data["content"]
+            if isinstance(block, dict) and block.get("type") == "text"
+        ).strip()
+        if not text:
+            raise self.error(f"the answer is empty (stop reason: {data.get('stop_reason')})")
+        usage = data.get("usage")
+        tokens = None
+        if isinstance(usage, dict):
+            prompt_keys = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+            tokens = Usage(
+                input_tokens=sum(int(usage.get(k) or 0) for k in prompt_keys),
+                output_tokens=int(usage.get("output_tokens") or 0),
+            )
+        meta: dict[str, object] = {"stop_reason": data["stop_reason"]} if data.get("stop_reason") else {}
+        return Answer(text=text, usage=tokens, meta=meta)
+
+
+def create(entry: AdapterEntry, env: AdapterEnv) -> AnthropicAdapter:
+    return AnthropicAdapter(entry, env)

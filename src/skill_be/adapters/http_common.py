@@ -1,0 +1,179 @@
+"""What the `anthropic` and `openai` adapters share: settings, the key, and one POST with bounded retries
+on 429 and 5xx (honouring retry-after) inside the call's time limit."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import ssl
+import time
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from skill_be.adapters.base import CallError
+from skill_be.adapters.cli_common import url_setting
+from skill_be.adapters.credentials import api_key
+from skill_be.adapters.registry import AdapterEnv
+from skill_be.errors import ConfigError
+from skill_be.project import where as v
+from skill_be.project.config import AdapterEntry
+
+if TYPE_CHECKING:
+    import httpx
+
+KEYS = ("adapter", "id", "apiKeyEnv", "baseUrl", "maxTokens", "temperature")
+MAX_ATTEMPTS = 4  # the first try and three retries
+BACKOFF = (1.0, 2.0, 4.0)  # seconds before retry 1, 2, 3 when the server names no delay
+MAX_WAIT = 60.0  # the longest single wait a retry-after may ask for
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds the server asks to wait: `retry-after-ms`, or `retry-after` in seconds or as an HTTP date."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def error_message(response: httpx.Response) -> str:
+    """The API's own error message when the body has one, else the start of the body."""
+    try:
+        data = response.json()
+    except ValueError:
+        return " ".join(response.text.split())[:200]
+    if isinstance(data, dict):
+        err = data.get("error")
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+        if isinstance(err, str):
+            return err
+    return json.dumps(data)[:200]
+
+
+class HttpAdapter:
+    name = ""
+    default_base = ""
+    default_key_env: str | None = None
+
+    def __init__(self, entry: AdapterEntry, env: AdapterEnv) -> None:
+        self.entry = entry
+        self.env = env
+        self.label = env.label or entry.id
+        v.mapping(entry.settings, entry.where, KEYS)
+        var = entry.settings.get("apiKeyEnv", self.default_key_env)
+        self.key_env = v.string(var, entry.where.key("apiKeyEnv")) if var is not None else None
+        self.base_url = url_setting(entry, "baseUrl") or self.default_base
+        self.max_tokens = (
+            v.positive_int(entry.settings["maxTokens"], entry.where.key("maxTokens"))
+            if entry.settings.get("maxTokens") is not None
+            else None
+        )
+        temp = entry.settings.get("temperature")
+        self.temperature: float | None = None
+        if temp is not None:
+            if isinstance(temp, bool) or not isinstance(temp, int | float) or not 0 <= temp <= 2:
+                raise entry.where.key("temperature").error(f"must be a number from 0 to 2, not {temp!r}")
+            self.temperature = float(temp)
+        self._ssl: ssl.SSLContext | None = None
+
+    # -- credentials ------------------------------------------------------------------------------
+    def key_required(self) -> bool:
+        return True
+
+    def key(self) -> str | None:
+        entry = self.entry
+        if self.key_env is not None and "apiKeyEnv" not in entry.settings:
+            entry = replace(entry, settings={**entry.settings, "apiKeyEnv": self.key_env})
+        key = api_key(entry, self.env.environ)
+        self.env.redactor.add(key)
+        if key is None and self.key_required():
+            var = self.key_env or "a variable"
+            raise ConfigError(
+                f"{self.entry.where.file}: {self.entry.where.path}.apiKeyEnv: {var} is unset or empty; "
+                f"the {self.name} adapter sends an API key with every request: export {var}"
+            )
+        return key
+
+    async def preflight(self) -> None:
+        self.key()
+
+    # -- one request with retries -------------------------------------------------------------------
+    def _client(self) -> httpx.AsyncClient:
+        import httpx
+
+        if self.base_url.startswith("https://") and self._ssl is None:
+            self._ssl = httpx.create_ssl_context()  # built once: it costs milliseconds per call otherwise
+        return httpx.AsyncClient(verify=self._ssl or True, timeout=None, follow_redirects=False)
+
+    async def post(self, url: str, headers: Mapping[str, str], body: object, timeout_seconds: float) -> object:
+        """The JSON body of a 2xx answer. 429 and 5xx are retried (at most MAX_ATTEMPTS tries) after the
+        server's retry-after or a backoff, never past `timeout_seconds` for the whole call."""
+        import httpx
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_seconds
+        try:
+            async with asyncio.timeout(timeout_seconds), self._client() as client:
+                for attempt in range(MAX_ATTEMPTS):
+                    response = await client.post(url, json=body, headers=dict(headers))
+                    status = response.status_code
+                    if status == 429 or status >= 500:
+                        why = f"HTTP {status}: {error_message(response)}"
+                        if attempt == MAX_ATTEMPTS - 1:
+                            raise self.error(f"{why} (after {MAX_ATTEMPTS} tries)")
+                        wait = retry_after(response.headers)
+                        wait = BACKOFF[attempt] * random.uniform(0.8, 1.2) if wait is None else wait
+                        left = deadline - loop.time()
+                        if wait > min(MAX_WAIT, left):
+                            raise self.error(
+                                f"{why}; the server asks to wait {wait:.0f} s, more than the call has left"
+                            )
+                        await asyncio.sleep(wait)
+                        continue
+                    if status >= 400:
+                        raise self.error(f"HTTP {status}: {error_message(response)}")
+                    try:
+                        data: object = response.json()
+                    except ValueError:
+                        snippet = " ".join(response.text.split())[:120]
+                        raise self.error(f"the response is not JSON: {snippet!r}") from None
+                    return data
+        except TimeoutError:
+            raise self.error(f"no answer within {timeout_seconds:g} s") from None
+        except httpx.HTTPError as e:
+            raise self.error(f"{type(e).__name__}: {e or 'request failed'}") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def error(self, text: str) -> CallError:
+        return CallError(self.env.redactor(f"{self.name}: {text}"))
+
+    def describe(self) -> Mapping[str, object]:
+        out: dict[str, object] = {
+            "adapter": self.name,
+            "id": self.entry.id,
+            "baseUrl": self.base_url,
+            "credential": f"key from {self.key_env}" if self.key_env else "none",
+            "retries": f"up to {MAX_ATTEMPTS - 1} on 429 and 5xx, honouring retry-after",
+        }
+        if self.max_tokens is not None:
+            out["maxTokens"] = self.max_tokens
+        if self.temperature is not None:
+            out["temperature"] = self.temperature
+        return out

@@ -1,0 +1,66 @@
+"""The `openai` adapter: one Chat Completions request per call, to OpenAI or any server that speaks
+the same API (llama.cpp, vLLM, Ollama, a hosted router) through `baseUrl`."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from skill_be.adapters.base import Answer, CallContext, Usage
+from skill_be.adapters.http_common import HttpAdapter
+from skill_be.adapters.registry import AdapterEnv
+from skill_be.project.config import AdapterEntry
+
+OPENAI_HOST = "api.openai.com"
+
+
+class OpenAIAdapter(HttpAdapter):
+    name = "openai"
+    default_base = "https://api.openai.com/v1"
+
+    def __init__(self, entry: AdapterEntry, env: AdapterEnv) -> None:
+        super().__init__(entry, env)
+        self.hosted = urlsplit(self.base_url).hostname == OPENAI_HOST
+
+    def key_required(self) -> bool:
+        # A local server usually wants no key; OpenAI itself always does.
+        return self.hosted
+
+    async def complete(self, prompt: str, ctx: CallContext) -> Answer:
+        key = self.key()
+        headers = {"content-type": "application/json"}
+        if key:
+            headers["authorization"] = f"Bearer {key}"
+        body: dict[str, object] = {"model": self.entry.id, "messages": [{"role": "user", "content": prompt}]}
+        if self.max_tokens is not None:
+            # OpenAI's newer models refuse max_tokens; most compatible servers know only max_tokens.
+            body["max_completion_tokens" if self.hosted else "max_tokens"] = self.max_tokens
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        data = await self.post(self.base_url + "/chat/completions", headers, body, ctx.timeout_seconds)
+        return self.read(data)
+
+    def read(self, data: object) -> Answer:
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not isinstance(data, dict) or not isinstance(choices, list) or not choices:
+            raise self.error("the response has no choices")
+        first = choices[0]
+        message = first.get("message") if isinstance(first, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):  # some servers send content parts
+            content = "".join(str(p.get("text") or "") for p in content if isinstance(p, dict))
+        text = (content or "").strip() if isinstance(content, str) or content is None else ""
+        if not text:
+            reason = first.get("finish_reason") if isinstance(first, dict) else None
+            raise self.error(f"the answer is empty (finish reason: {reason})")
+        usage = data.get("usage")
+        tokens = None
+        if isinstance(usage, dict):
+            tokens = Usage(
+                input_tokens=int(usage.get("prompt_tokens") or 0),
+                output_tokens=int(usage.get("completion_tokens") or 0),
+            )
+        return Answer(text=text, usage=tokens)
+
+
+def create(entry: AdapterEntry, env: AdapterEnv) -> OpenAIAdapter:
+    return OpenAIAdapter(entry, env)

@@ -1,0 +1,300 @@
+"""A mock model server for the adapter tests: the Anthropic Messages API and the OpenAI Chat Completions
+API, streamed (SSE) and not, on 127.0.0.1, logging every request.
+
+Run as a program so it can live inside a network namespace with the CLI under test:
+
+    python mock_model_server.py --control /tmp/x.sock [--lo-up]
+
+It prints the TCP port on its first stdout line once both listeners are up. The test steers it and
+reads its request log through the unix socket `--control` (a unix socket works across network
+namespaces; TCP on 127.0.0.1 inside the namespace does not reach the test's own loopback).
+
+Control endpoints (JSON):
+  POST /__mock/script    {"default": ACTION, "queue": [ACTION, ...]}: model calls take queued actions
+                         first, then the default
+  GET  /__mock/requests  every request so far: [{"method", "path", "headers", "body"}]
+  POST /__mock/reset     forget the log
+
+An ACTION is {"kind": "text", "text": "...", "input_tokens": 11, "output_tokens": 7}
+            | {"kind": "status", "status": 500, "headers": {"retry-after": "1"}}
+            | {"kind": "hang"}            (headers never come; the connection stays open)
+            | {"kind": "malformed"}       (200 with a body that is not what the API returns)
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import socketserver
+import struct
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_TEXT = "MOCK-ANSWER: the mock model says hello"
+
+
+class State:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.requests: list[dict[str, Any]] = []
+        self.default: dict[str, Any] = {"kind": "text", "text": DEFAULT_TEXT}
+        self.queue: list[dict[str, Any]] = []
+        self.closing = threading.Event()
+
+    def next_action(self) -> dict[str, Any]:
+        with self.lock:
+            return self.queue.pop(0) if self.queue else dict(self.default)
+
+
+def is_model_call(method: str, path: str) -> bool:
+    p = path.split("?", 1)[0].rstrip("/")
+    return method == "POST" and (p.endswith("/messages") or p.endswith("/chat/completions"))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: Any  # carries .state
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: the log is the JSON list
+        return
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _body(self) -> bytes:
+        n = int(self.headers.get("content-length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def _send(self, status: int, body: bytes, ctype: str = "application/json", extra: dict[str, str] | None = None):
+        self.send_response(status)
+        self.send_header("content-type", ctype)
+        self.send_header("content-length", str(len(body)))
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status: int, data: object, extra: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(data).encode(), extra=extra)
+
+    def _sse(self, events: list[tuple[str | None, object]]) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.end_headers()
+        for name, data in events:
+            chunk = (f"event: {name}\n" if name else "") + "data: " + (
+                data if isinstance(data, str) else json.dumps(data)
+            ) + "\n\n"
+            self.wfile.write(chunk.encode())
+            self.wfile.flush()
+        self.close_connection = True
+
+    def _handle(self) -> None:
+        state: State = self.server.state
+        body = self._body()
+        path = self.path
+        if path.startswith("/__mock/"):
+            return self._control(state, path, body)
+        record = {
+            "method": self.command,
+            "path": path,
+            "headers": {k.lower(): v for k, v in self.headers.items()},
+            "body": body.decode("utf-8", errors="replace"),
+            "time": time.time(),
+        }
+        with state.lock:
+            state.requests.append(record)
+        if not is_model_call(self.command, path):
+            # HEAD /, GET /v1/models and the like: a plain, empty success.
+            return self._json(200, {"data": [], "object": "list"} if self.command == "GET" else {})
+        try:
+            req = json.loads(body or b"{}")
+        except ValueError:
+            return self._json(400, {"error": {"type": "invalid_request_error", "message": "body is not JSON"}})
+        action = state.next_action()
+        kind = action.get("kind", "text")
+        anthropic = path.split("?", 1)[0].rstrip("/").endswith("/messages")
+        if kind == "hang":
+            # Hold the connection without a byte until the client gives up or the server stops.
+            while not state.closing.wait(0.2):
+                try:
+                    self.connection.setblocking(False)
+                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                        return
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    return
+                finally:
+                    with contextlib.suppress(OSError):
+                        self.connection.setblocking(True)
+            return
+        if kind == "status":
+            status = int(action.get("status", 500))
+            err_type = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
+            data = {"type": "error", "error": {"type": err_type, "message": f"mock error {status}"}}
+            if not anthropic:
+                data = {"error": {"message": f"mock error {status}", "type": err_type, "code": status}}
+            return self._json(status, data, extra=dict(action.get("headers") or {}))
+        if kind == "malformed":
+            if req.get("stream"):
+                return self._sse([(None, "{this is not json")])
+            return self._send(200, b"{this is not json", extra={})
+        text = str(action.get("text", DEFAULT_TEXT))
+        tin, tout = int(action.get("input_tokens", 11)), int(action.get("output_tokens", 7))
+        model = str(req.get("model", "mock"))
+        if anthropic:
+            return self._anthropic(req, model, text, tin, tout)
+        return self._openai(req, model, text, tin, tout)
+
+    def _anthropic(self, req: dict[str, Any], model: str, text: str, tin: int, tout: int) -> None:
+        mid = "msg_" + uuid.uuid4().hex[:20]
+        if not req.get("stream"):
+            return self._json(
+                200,
+                {
+                    "id": mid, "type": "message", "role": "assistant", "model": model,
+                    "content": [{"type": "text", "text": text}],
+                    "stop_reason": "end_turn", "stop_sequence": None,
+                    "usage": {"input_tokens": tin, "output_tokens": tout},
+                },
+            )  # fmt: skip
+        half = len(text) // 2
+        self._sse(
+            [
+                ("message_start", {"type": "message_start", "message": {
+                    "id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
+                    "stop_reason": None, "stop_sequence": None,
+                    "usage": {"input_tokens": tin, "output_tokens": 1}}}),
+                ("content_block_start", {"type": "content_block_start", "index": 0,
+                                         "content_block": {"type": "text", "text": ""}}),
+                ("ping", {"type": "ping"}),
+                ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                         "delta": {"type": "text_delta", "text": text[:half]}}),
+                ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                         "delta": {"type": "text_delta", "text": text[half:]}}),
+                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                ("message_delta", {"type": "message_delta",
+                                   "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                   "usage": {"output_tokens": tout}}),
+                ("message_stop", {"type": "message_stop"}),
+            ]
+        )  # fmt: skip
+
+    def _openai(self, req: dict[str, Any], model: str, text: str, tin: int, tout: int) -> None:
+        cid = "chatcmpl-" + uuid.uuid4().hex[:20]
+        created = int(time.time())
+        usage = {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout}
+        if not req.get("stream"):
+            return self._json(
+                200,
+                {
+                    "id": cid, "object": "chat.completion", "created": created, "model": model,
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                 "finish_reason": "stop"}],
+                    "usage": usage,
+                },
+            )  # fmt: skip
+
+        def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+            return {
+                "id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }  # fmt: skip
+
+        half = len(text) // 2
+        events: list[tuple[str | None, object]] = [
+            (None, chunk({"role": "assistant", "content": ""}, None)),
+            (None, chunk({"content": text[:half]}, None)),
+            (None, chunk({"content": text[half:]}, None)),
+            (None, chunk({}, "stop")),
+        ]
+        if (req.get("stream_options") or {}).get("include_usage"):
+            events.append((None, {**chunk({}, None), "choices": [], "usage": usage}))
+        else:
+            # Many servers put usage on the last chunk anyway; clients take it from either.
+            events[-1] = (None, {**chunk({}, "stop"), "usage": usage})
+        events.append((None, "[DONE]"))
+        self._sse(events)
+
+    def _control(self, state: State, path: str, body: bytes) -> None:
+        if path == "/__mock/requests":
+            with state.lock:
+                return self._json(200, list(state.requests))
+        if path == "/__mock/reset":
+            with state.lock:
+                state.requests.clear()
+                state.queue.clear()
+            return self._json(200, {})
+        if path == "/__mock/script":
+            data = json.loads(body or b"{}")
+            with state.lock:
+                if "default" in data:
+                    state.default = dict(data["default"])
+                state.queue = [dict(a) for a in data.get("queue", [])]
+            return self._json(200, {})
+        return self._json(404, {"error": "unknown control path"})
+
+    do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = do_OPTIONS = _handle  # noqa: N815
+
+
+class TCPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        sock, _ = super().get_request()
+        return sock, ("unix", 0)  # BaseHTTPRequestHandler wants a (host, port) pair
+
+
+def loopback_up() -> None:
+    """Bring `lo` up: a fresh network namespace (unshare -n) starts with it down."""
+    siocgifflags, siocsifflags, iff_up = 0x8913, 0x8914, 0x1
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        req = struct.pack("16sH14x", b"lo", 0)
+        flags = struct.unpack("16sH14x", fcntl.ioctl(s.fileno(), siocgifflags, req))[1]
+        fcntl.ioctl(s.fileno(), siocsifflags, struct.pack("16sH14x", b"lo", flags | iff_up))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--control", required=True, help="unix socket path for the test's control requests")
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--lo-up", action="store_true", help="bring the loopback interface up first")
+    args = ap.parse_args(argv)
+    if args.lo_up:
+        loopback_up()
+    state = State()
+    tcp = TCPServer(("127.0.0.1", args.port), Handler)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(args.control)
+    unix = UnixServer(args.control, Handler)
+    for srv in (tcp, unix):
+        srv.state = state  # type: ignore[attr-defined]
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+    print(tcp.server_address[1], flush=True)
+    # Stop when the parent closes our stdin (the test ends), or on SIGTERM.
+    try:
+        sys.stdin.read()
+    finally:
+        state.closing.set()
+        tcp.shutdown()
+        unix.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
