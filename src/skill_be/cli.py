@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from skill_be import __version__
-from skill_be.errors import Interrupted, SkillBeError, UsageError
+from skill_be.errors import ConfigError, Interrupted, SkillBeError, UsageError
 
 USAGE = "skill-be <command> [options]"
 DESCRIPTION = "Benchmarks Agent Skills: baseline versus with-skill, LLM-graded, code-tested and gated."
@@ -176,6 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         command_name = e.command or next((a for a in args_in if a in {c.name for c in commands}), None)
         where = f"skill-be {command_name} --help" if command_name else "skill-be --help"
         print(f"Usage: {USAGE} (see {where})", file=sys.stderr)
+        return e.exit_code
+    except ConfigError as e:
+        print(e, file=sys.stderr)  # it starts with the file it is about: `skill-be.yaml: reps: ...`
         return e.exit_code
     except SkillBeError as e:
         print(f"skill-be: {e}", file=sys.stderr)

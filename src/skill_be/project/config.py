@@ -38,6 +38,12 @@ CODE_TESTS_KEYS = (
     "packages", "packagesBySkill", "testTimeoutSeconds", "answerTimeoutSeconds", "allow",
     "sandbox", "image", "memoryMb", "cpus", "pids",
 )  # fmt: skip
+REQUIRED = {
+    "skills": "the folder with one folder per skill, each holding a SKILL.md",
+    "evals": "the folder with one <skill>.json eval file per skill",
+    "model": "the model under test: an entry with adapter and id, or a list of them",
+    "grader": "the judge: an entry with adapter and id",
+}
 PRESETS = ("typescript", "python")
 SANDBOXES = ("auto", "docker", "process")
 
@@ -139,8 +145,10 @@ def load_config(path: Path) -> Config:
     root = path.parent
 
     def required(key: str) -> object:
-        if key not in m or m[key] is None:
-            raise top.error(f'missing required key "{key}"')
+        if key not in m:
+            raise top.error(f'missing required key "{key}" ({REQUIRED[key]})')
+        if m[key] is None:
+            raise top.key(key).error(f"is empty; set it to {REQUIRED[key]}")
         return m[key]
 
     def folder(key: str) -> Path:
@@ -192,6 +200,11 @@ def _resolve(root: Path, value: str | None, default_key: str = "") -> Path:
 
 def adapter_entry(value: object, where: Where) -> AdapterEntry:
     """An adapter entry accepts any key, but needs a non-empty `adapter` and `id`."""
+    if not isinstance(value, dict):
+        raise where.error(
+            f"must be an entry with adapter and id (such as adapter: claude-cli and id: claude-sonnet-5-5 "
+            f"on their own lines), not {v.type_name(value)}"
+        )
     m = v.mapping(value, where)
     for key in ("adapter", "id"):
         if m.get(key) is None:

@@ -54,7 +54,20 @@ def load_yaml(text: str, name: str, *, first_line: int = 1) -> object:
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         where = f"line {mark.line + first_line}, column {mark.column + 1}: " if mark else ""
-        problem = e.problem or e.context or "syntax error"
-        raise ConfigError(f"{name}: {where}invalid YAML ({problem}); fix the syntax there") from None
+        raise ConfigError(f"{name}: {where}{_explain(e, text)}") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{name}: invalid YAML ({e}); fix the syntax") from None
+
+
+def _explain(e: yaml.MarkedYAMLError, text: str) -> str:
+    """PyYAML's words, with the fix for the mistakes people make most."""
+    problem = e.problem or e.context or "syntax error"
+    mark = e.problem_mark
+    if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":
+        return "invalid YAML (a tab character; YAML indents with spaces only); replace the tab with spaces"
+    if problem.startswith("could not determine a constructor for the tag"):
+        tag = problem.rsplit(" ", 1)[-1].strip("'").replace("tag:yaml.org,2002:", "!!")
+        return f"invalid YAML (the tag {tag} is not supported: only plain values are read); remove the tag"
+    if problem == "but found another document":
+        return 'invalid YAML (a second document starts here with "---"); keep one document in the file'
+    return f"invalid YAML ({problem}); fix the syntax there"

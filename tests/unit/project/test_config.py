@@ -11,6 +11,7 @@ from skill_be.errors import ConfigError
 from skill_be.project.config import (
     DEFAULT_WITH_SKILL_TEMPLATE,
     MAX_TIMEOUT,
+    REQUIRED,
     CodeTestsConfig,
     CoverageConfig,
     GateConfig,
@@ -294,7 +295,12 @@ def test_required_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str
             continue
         skipping = False
         kept.append(line)
-    assert error_of(tmp_path, "".join(kept), monkeypatch) == f'skill-be.yaml: missing required key "{key}"'
+    assert error_of(tmp_path, "".join(kept), monkeypatch) == (
+        f'skill-be.yaml: missing required key "{key}" ({REQUIRED[key]})'
+    )
+    assert error_of(tmp_path, "".join(kept) + f"{key}:\n", monkeypatch) == (
+        f"skill-be.yaml: {key}: is empty; set it to {REQUIRED[key]}"
+    )
 
 
 def test_adapter_entries_need_adapter_and_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -361,3 +367,32 @@ def test_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ConfigError) as e:
         load_config(path)
     assert str(e.value) == "skill-be.yaml: line 9: not valid UTF-8 (byte 0xe9); save the file as UTF-8"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            MINIMAL + "gate:\n\tblockOnZero: true\n",
+            "skill-be.yaml: line 10, column 1: invalid YAML (a tab character; YAML indents with spaces only); "
+            "replace the tab with spaces",
+        ),
+        (
+            MINIMAL + "graderPrompt: !!python/object/apply:os.system [ls]\n",
+            "skill-be.yaml: line 9, column 15: invalid YAML (the tag !!python/object/apply:os.system is not "
+            "supported: only plain values are read); remove the tag",
+        ),
+        (
+            MINIMAL + "---\nreps: 2\n",
+            'skill-be.yaml: line 9, column 1: invalid YAML (a second document starts here with "---"); '
+            "keep one document in the file",
+        ),
+        (
+            MINIMAL.replace("model:\n  adapter: claude-cli\n  id: claude-sonnet-5-5\n", "model: claude\n"),
+            "skill-be.yaml: model: must be an entry with adapter and id (such as adapter: claude-cli and "
+            "id: claude-sonnet-5-5 on their own lines), not a string",
+        ),
+    ],
+)
+def test_messages_that_say_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, expected: str) -> None:
+    assert error_of(tmp_path, text, monkeypatch) == expected
