@@ -16,7 +16,7 @@ Control endpoints (JSON):
   POST /__mock/reset     forget the log
 
 An ACTION is {"kind": "text", "text": "...", "input_tokens": 11, "output_tokens": 7}
-            | {"kind": "status", "status": 500, "headers": {"retry-after": "1"}}
+            | {"kind": "status", "status": 500, "headers": {"retry-after": "1"}, "echo_key": false}
             | {"kind": "hang"}            (headers never come; the connection stays open)
             | {"kind": "malformed"}       (200 with a body that is not what the API returns)
 """
@@ -91,9 +91,12 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("connection", "close")
         self.end_headers()
         for name, data in events:
-            chunk = (f"event: {name}\n" if name else "") + "data: " + (
-                data if isinstance(data, str) else json.dumps(data)
-            ) + "\n\n"
+            chunk = (
+                (f"event: {name}\n" if name else "")
+                + "data: "
+                + (data if isinstance(data, str) else json.dumps(data))
+                + "\n\n"
+            )
             self.wfile.write(chunk.encode())
             self.wfile.flush()
         self.close_connection = True
@@ -141,9 +144,12 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "status":
             status = int(action.get("status", 500))
             err_type = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
-            data = {"type": "error", "error": {"type": err_type, "message": f"mock error {status}"}}
+            message = f"mock error {status}"
+            if action.get("echo_key"):  # a careless server that quotes the key back
+                message += " key=" + (self.headers.get("x-api-key") or self.headers.get("authorization") or "")
+            data = {"type": "error", "error": {"type": err_type, "message": message}}
             if not anthropic:
-                data = {"error": {"message": f"mock error {status}", "type": err_type, "code": status}}
+                data = {"error": {"message": message, "type": err_type, "code": status}}
             return self._json(status, data, extra=dict(action.get("headers") or {}))
         if kind == "malformed":
             if req.get("stream"):
@@ -244,7 +250,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(200, {})
         return self._json(404, {"error": "unknown control path"})
 
-    do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = do_OPTIONS = _handle  # noqa: N815
+    do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = do_OPTIONS = _handle
 
 
 class TCPServer(ThreadingHTTPServer):
@@ -294,6 +300,79 @@ def main(argv: list[str] | None = None) -> int:
         tcp.shutdown()
         unix.shutdown()
     return 0
+
+
+class MockServer:
+    """The test's handle on a mock server process; with `netns`, it runs in a network namespace that has
+    only loopback (unshare -n, needs root), and `wrap` makes a CLI run inside the same namespace."""
+
+    def __init__(self, workdir: str, netns: bool) -> None:
+        self.netns = netns
+        self.control = os.path.join(workdir, "mock-control.sock")
+        argv = [sys.executable, os.path.abspath(__file__), "--control", self.control]
+        if netns:
+            argv = ["unshare", "--net", "--", *argv, "--lo-up"]
+        import subprocess
+
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line.strip():
+            raise RuntimeError(f"the mock model server did not start (exit {self.proc.poll()})")
+        self.port = int(line)
+        self.base_url = f"http://127.0.0.1:{self.port}"
+
+    def wrap(self, exe: str, workdir: str, name: str) -> str:
+        """An executable that runs `exe` in the mock's network namespace (or `exe` itself without one)."""
+        if not self.netns:
+            return exe
+        path = os.path.join(workdir, name)
+        with open(path, "w") as f:
+            f.write(f'#!/bin/sh\nexec nsenter --target {self.proc.pid} --net -- "{exe}" "$@"\n')
+        os.chmod(path, 0o755)
+        return path
+
+    def _call(self, method: str, path: str, body: object = None) -> Any:
+        import http.client
+
+        class Conn(http.client.HTTPConnection):
+            def connect(inner) -> None:
+                inner.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                inner.sock.connect(self.control)
+
+        conn = Conn("mock")
+        try:
+            data = json.dumps(body).encode() if body is not None else None
+            conn.request(method, path, body=data, headers={"content-type": "application/json"})
+            return json.loads(conn.getresponse().read() or b"null")
+        finally:
+            conn.close()
+
+    def script(self, default: dict[str, Any] | None = None, queue: list[dict[str, Any]] | None = None) -> None:
+        body: dict[str, Any] = {"queue": queue or []}
+        if default is not None:
+            body["default"] = default
+        self._call("POST", "/__mock/script", body)
+
+    def requests(self) -> list[dict[str, Any]]:
+        return list(self._call("GET", "/__mock/requests"))
+
+    def model_calls(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests() if is_model_call(r["method"], r["path"])]
+
+    def reset(self) -> None:
+        self._call("POST", "/__mock/reset")
+        self.script(default={"kind": "text", "text": DEFAULT_TEXT})
+
+    def stop(self) -> None:
+        assert self.proc.stdin is not None
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait()
 
 
 if __name__ == "__main__":
