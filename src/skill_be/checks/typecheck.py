@@ -7,8 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from skill_be.checks import CheckOutcome, Problem
-from skill_be.checks import commandline
+from skill_be.checks import CheckOutcome, Problem, commandline
 from skill_be.checks.commandline import command_argv, run_bounded
 from skill_be.checks.plan import TS_LANGS, Library, TypecheckPlan, typecheck_where
 from skill_be.project.loader import Project, Skill

@@ -56,7 +56,7 @@ function hasNodeTypes(root) {
 // A compiler host that serves virtual files from memory and keeps every file it parsed from disk,
 // so the second Program reuses the lib files the first one parsed.
 function makeHost(options, virtual) {
-  const base = ts.createCompilerHost(options, true);
+  const base = ts.createCompilerHost(options);
   const cache = new Map();
   const host = Object.create(base);
   host.fileExists = (f) => virtual.has(f) || base.fileExists(f);
@@ -164,6 +164,42 @@ function moduleExports(program, fileName) {
   return checker.getExportsOfModule(sym).filter((s) => s.name !== 'default' && s.name !== '__esModule');
 }
 
+// The names a module exports, read from the syntax alone (following `export * from`), so no type
+// checker has to be built before the blocks are written.
+function syntacticExports(fileName, options, host, seen = new Set()) {
+  if (seen.has(fileName)) return [];
+  seen.add(fileName);
+  const text = host.readFile(fileName);
+  if (text === undefined) return null;
+  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false);
+  const names = [];
+  const exported = (st) => (ts.getCombinedModifierFlags(st) & ts.ModifierFlags.Export) !== 0;
+  for (const st of sf.statements) {
+    if (ts.isExportDeclaration(st)) {
+      if (st.exportClause && ts.isNamedExports(st.exportClause)) {
+        for (const el of st.exportClause.elements) names.push(el.name.text);
+      } else if (st.exportClause && ts.isNamespaceExport(st.exportClause)) {
+        names.push(st.exportClause.name.text);
+      } else if (st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier)) {
+        const r = ts.resolveModuleName(st.moduleSpecifier.text, fileName, options, host);
+        if (r.resolvedModule) names.push(...(syntacticExports(r.resolvedModule.resolvedFileName, options, host, seen) || []));
+      }
+    } else if (ts.isVariableStatement(st) && exported(st)) {
+      const found = new Set();
+      for (const d of st.declarationList.declarations) bindingNames(d.name, found);
+      names.push(...found);
+    } else if (
+      (ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isInterfaceDeclaration(st) ||
+        ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st) || ts.isModuleDeclaration(st)) &&
+      exported(st) && st.name && ts.isIdentifier(st.name) &&
+      !(ts.getCombinedModifierFlags(st) & ts.ModifierFlags.Default)
+    ) {
+      names.push(st.name.text);
+    }
+  }
+  return [...new Set(names)].filter((n) => n !== 'default');
+}
+
 function resolveLibrary(library, root, options, host) {
   if (!library) return null;
   if (library.kind === 'path') return library.entry;
@@ -187,13 +223,12 @@ function typecheck(job) {
   let exportNames = [];
   let librarySpecifier = null;
   if (entry) {
-    old = ts.createProgram([entry], options, host);
-    const exps = moduleExports(old, entry);
-    if (exps === null) {
+    const names = syntacticExports(entry, options, host);
+    if (names === null) {
       answer.error = `cannot read the library entry ${entry}`;
       return answer;
     }
-    exportNames = exps.map((s) => s.name);
+    exportNames = names;
     librarySpecifier = job.library.kind === 'path' ? LIBRARY_ALIAS : job.library.name;
   }
   // Skills whose prelude is a script get a Program of their own: its globals must not reach the
