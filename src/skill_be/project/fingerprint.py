@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
+
+try:  # CPython's own SHA-256: hashlib loads OpenSSL first, which costs verify a few ms at every start
+    from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # Python 3.11
+except ImportError:  # pragma: no cover - other Pythons
+    try:
+        from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # Python 3.12+
+    except ImportError:
+        from hashlib import sha256 as _sha256
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
@@ -38,7 +46,7 @@ def fingerprint(parts: Iterable[tuple[str, Path]]) -> str:
     Each file adds `label NUL length NUL content`, in label order; the length keeps two files from
     hashing the same as one file holding both.
     """
-    h = hashlib.sha256()
+    h: Any = _sha256()
     for label, path in sorted(parts, key=lambda part: part[0]):
         try:
             raw = path.read_bytes()
@@ -47,4 +55,5 @@ def fingerprint(parts: Iterable[tuple[str, Path]]) -> str:
         data = normalize(raw)
         h.update(label.encode("utf-8") + b"\0" + str(len(data)).encode("ascii") + b"\0")
         h.update(data)
-    return h.hexdigest()
+    digest: str = h.hexdigest()
+    return digest

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -45,6 +44,8 @@ def type_name(value: object) -> str:
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    import difflib  # only a mistake needs it: a valid config starts faster without it
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f' (did you mean "{close[0]}"?)' if close else ""
 
