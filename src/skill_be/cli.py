@@ -133,7 +133,9 @@ def build_parser(commands: Sequence[Command]) -> _Parser:
     parser.add_argument("-h", "--help", action="help", help="show this help")
     parser.add_argument("--version", action="version", version=f"skill-be {__version__}", help="show the version")
     parser.add_argument("--config", metavar="<path>", default=None, help="the config file (default: ./skill-be.yaml)")
-    sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=_Parser, help=argparse.SUPPRESS)
+    sub = parser.add_subparsers(
+        dest="command", metavar="<command>", parser_class=_Parser, help=argparse.SUPPRESS, prog="skill-be"
+    )
     for c in commands:
         p = sub.add_parser(
             c.name,
@@ -175,7 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"skill-be: {e}", file=sys.stderr)
         command_name = e.command or next((a for a in args_in if a in {c.name for c in commands}), None)
         where = f"skill-be {command_name} --help" if command_name else "skill-be --help"
-        print(f"Usage: {USAGE} (see {where})", file=sys.stderr)
+        usage = next((f"skill-be {c.usage} [options]" for c in commands if c.name == command_name), USAGE)
+        print(f"Usage: {usage} (see {where})", file=sys.stderr)
         return e.exit_code
     except ConfigError as e:
         print(e, file=sys.stderr)  # it starts with the file it is about: `skill-be.yaml: reps: ...`

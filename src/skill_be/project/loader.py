@@ -74,7 +74,7 @@ def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[s
             listing = ", ".join(f.name for f in folders) or "none"
             raise ConfigError(
                 f'skill "{name}": no SKILL.md at {shown(config.skills / name / "SKILL.md")}; '
-                f"name one of the skills in {shown(config.skills)} ({listing})"
+                f"name a skill that has one (skills: {listing})"
             )
         if name not in known:
             raise ConfigError(

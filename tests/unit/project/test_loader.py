@@ -54,7 +54,7 @@ def test_named_skills(project: ProjectDir, monkeypatch: pytest.MonkeyPatch) -> N
     assert p.all_names == ("a", "b")  # type: ignore[attr-defined]
     assert warnings == []
     assert error_of(project, monkeypatch, ("c",)) == (
-        'skill "c": no SKILL.md at skills/c/SKILL.md; name one of the skills in skills (a, b, draft)'
+        'skill "c": no SKILL.md at skills/c/SKILL.md; name a skill that has one (skills: a, b, draft)'
     )
     assert error_of(project, monkeypatch, ("draft",)) == (
         'skill "draft": no eval file at evals/draft.json; write its scenarios there'
