@@ -118,9 +118,11 @@ class HttpAdapter:
     def _client(self) -> httpx.AsyncClient:
         import httpx
 
-        if self.base_url.startswith("https://") and self._ssl is None:
-            self._ssl = httpx.create_ssl_context()  # built once: it costs milliseconds per call otherwise
-        return httpx.AsyncClient(verify=self._ssl or True, timeout=None, follow_redirects=False)
+        if self._ssl is None:
+            # Built once: loading the CA bundle costs tens of milliseconds, and a client builds one
+            # even for http:// unless it is handed one.
+            self._ssl = httpx.create_ssl_context()
+        return httpx.AsyncClient(verify=self._ssl, timeout=None, follow_redirects=False)
 
     async def post(self, url: str, headers: Mapping[str, str], body: object, timeout_seconds: float) -> object:
         """The JSON body of a 2xx answer. 429 and 5xx are retried (at most MAX_ATTEMPTS tries) after the
