@@ -1,0 +1,92 @@
+"""Installing a package list into `.skill-be/deps/<hash>/`, once per distinct list, and removing it after."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from skill_be.codetests.packages import PackageList
+from skill_be.errors import ConfigError
+from skill_be.paths import shown
+
+MARKER = ".skill-be-complete"  # written last: a folder without it is a half install, redone from scratch
+
+
+@dataclass(frozen=True)
+class Deps:
+    folder: Path  # .skill-be/deps/<hash>/
+    packages: Path | None  # its node_modules, when the list has packages
+
+
+def deps_root(config_root: Path) -> Path:
+    return config_root / ".skill-be" / "deps"
+
+
+def folder_name(entries: tuple[str, ...]) -> str:
+    return hashlib.sha256(json.dumps(list(entries)).encode("utf-8")).hexdigest()[:16]
+
+
+async def install(plist: PackageList | None, config_root: Path, warn: Callable[[str], None]) -> Deps:
+    """The list's folder, installed or reused. A list with no package, or none, installs (and prints) nothing."""
+    entries = plist.npm if plist is not None else ()
+    folder = deps_root(config_root) / folder_name(entries)
+    if plist is None or not entries:
+        folder.mkdir(parents=True, exist_ok=True)
+        return Deps(folder=folder, packages=None)
+    marker = folder / MARKER
+    wanted = json.dumps(list(entries))
+    if marker.is_file() and marker.read_text(encoding="utf-8") == wanted and (folder / "node_modules").is_dir():
+        warn(f"reused the test packages of {shown(plist.path)} in {shown(folder)}")
+        return Deps(folder=folder, packages=folder / "node_modules")
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ConfigError(
+            f"{shown(plist.path)}: installing its test packages needs npm, and npm is not on PATH; "
+            "install Node.js with npm"
+        )
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "package.json").write_text('{"name": "skill-be-test-packages", "private": true}\n', encoding="utf-8")
+    npmrc = config_root / ".npmrc"
+    if npmrc.is_file():  # a private registry or its token applies to the install
+        shutil.copyfile(npmrc, folder / ".npmrc")
+    argv = [npm, "install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", *entries]
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=folder,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await proc.communicate()
+    if proc.returncode != 0:
+        text = (err or out).decode("utf-8", "replace")
+        detail = " ".join(text.split())[-400:] or "no message"
+        raise ConfigError(
+            f"{shown(plist.path)}: npm install of its test packages failed in {shown(folder)} "
+            f"(exit code {proc.returncode}: {detail}); fix the entries, or npm's registry and network settings"
+        )
+    marker.write_text(wanted, encoding="utf-8")
+    warn(f"installed the test packages of {shown(plist.path)} in {shown(folder)}")
+    return Deps(folder=folder, packages=folder / "node_modules")
+
+
+def remove_folder(folder: Path, warn: Callable[[str], None]) -> None:
+    """Delete a folder; a failure is a warning, never a change of the exit code."""
+    if not folder.exists():
+        return
+    failures: list[str] = []
+
+    def note(_func: object, path: str, exc_info: tuple[type[BaseException], BaseException, object]) -> None:
+        if not failures:
+            exc = exc_info[1]
+            failures.append(getattr(exc, "strerror", None) or str(exc))
+
+    shutil.rmtree(folder, onerror=note)
+    if failures or folder.exists():
+        warn(f"warning: could not remove {shown(folder)} ({failures[0] if failures else 'it is still there'})")

@@ -1,0 +1,40 @@
+"""What the code tests of one answer came to: a result per test, or an error when they could not run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TestResult:
+    name: str
+    passed: bool
+    message: str | None = None  # why it failed: the assertion's text, a timeout, the answer's load error
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "passed": self.passed, "message": self.message, "seconds": round(self.seconds, 3)}
+
+
+@dataclass(frozen=True)
+class TestRun:
+    results: tuple[TestResult, ...]  # one per registered test of the scenario, in registration order
+    error: str | None = None  # the tests could not run (skill-be's side): an error, and every test counts as 0
+
+    def to_json(self) -> dict[str, object]:
+        """What rep-<n>-<arm>.tests.json holds."""
+        return {
+            "passed": sum(r.passed for r in self.results),
+            "total": len(self.results),
+            "error": self.error,
+            "tests": [r.to_json() for r in self.results],
+        }
+
+
+def all_failed(names: tuple[str, ...], message: str) -> tuple[TestResult, ...]:
+    return tuple(TestResult(name=n, passed=False, message=message) for n in names)
+
+
+def errored(names: tuple[str, ...], error: str) -> TestRun:
+    """The tests could not run: each counts as failed, and the run carries the error."""
+    return TestRun(results=all_failed(names, f"not run: {error}"), error=error)

@@ -1,0 +1,235 @@
+"""Drives one answer's tests through a sandbox channel: the request in, protocol lines out, timeouts.
+
+The same logic serves every sandbox. It runs in a worker thread, since the Docker SDK's sockets
+block; a channel is one started Node runner waiting for its request on stdin."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from skill_be.codetests.outcome import TestResult, TestRun, errored
+
+LOAD_GRACE_S = 2.0  # loading the test file and the answer: the test timeout plus this
+TEST_GRACE_S = 1.0  # the runner times a test out itself; this backs it up when the code blocks the event loop
+MAX_LINE = 1 << 20  # a longer line without a newline is the answer's output: dropped
+TAIL = 2000
+
+
+class Channel(Protocol):
+    """A started runner (`runner.mjs run`), waiting for its request."""
+
+    def send(self, data: bytes) -> None:
+        """Write to its stdin; OSError when it cannot be written."""
+
+    def read(self, timeout: float) -> tuple[int, bytes] | None:
+        """(1 for stdout or 2 for stderr, bytes), (0, b"") when nothing came within `timeout`, None at the end."""
+
+    def stop(self) -> None:
+        """Kill the runner and whatever it started; idempotent."""
+
+    def status(self) -> str:
+        """How the runner ended, in words (an exit code, killed), for messages."""
+
+
+@dataclass(frozen=True)
+class Request:
+    base: str  # the work folder, as the runner sees it
+    test: str  # the compiled test file, relative to base
+    answer: str  # the answer's JavaScript
+    names: tuple[str, ...]  # the tests the file registered when the session opened
+    test_timeout_s: float
+    answer_timeout_s: float
+    run: str = ""  # the answer's folder under runs/; made up when empty
+
+
+@dataclass
+class _State:
+    names_seen: bool = False
+    loaded: bool = False
+    load_error: str | None = None
+    fatal: str | None = None
+    current: str | None = None
+    deadline: float = 0.0
+    ended: bool = False
+    results: dict[str, TestResult] = field(default_factory=dict)
+    stderr: bytearray = field(default_factory=bytearray)
+    other: bytearray = field(default_factory=bytearray)
+
+
+class _Lines:
+    """Splits the stdout stream into protocol events; everything else is dropped (bounded memory)."""
+
+    def __init__(self, nonce: str, on_event: Callable[[dict[str, object]], None]) -> None:
+        self.prefix = f"\x1e{nonce}\x1f".encode()
+        self.buf = bytearray()
+        self.on_event = on_event
+
+    def feed(self, chunk: bytes) -> None:
+        self.buf += chunk
+        while True:
+            nl = self.buf.find(b"\n")
+            if nl < 0:
+                break
+            line = bytes(self.buf[:nl])
+            del self.buf[: nl + 1]
+            at = line.find(self.prefix)  # the answer may have printed without a newline first
+            if at >= 0:
+                try:
+                    event = json.loads(line[at + len(self.prefix) :])
+                except ValueError:
+                    continue
+                if isinstance(event, dict):
+                    self.on_event(event)
+        if len(self.buf) > MAX_LINE:
+            keep = self.buf.rfind(b"\x1e")
+            del self.buf[: keep if keep >= 0 else len(self.buf)]
+
+
+def _tail(data: bytes | bytearray) -> str:
+    return " ".join(bytes(data[-TAIL:]).decode("utf-8", "replace").split())[-400:]
+
+
+def supervise(channel: Channel, req: Request) -> TestRun:
+    """Run one answer's tests; finished tests keep their result whatever happens to the others."""
+    nonce = secrets.token_hex(16)
+    state = _State()
+    started = time.monotonic()
+    answer_deadline = started + req.answer_timeout_s
+    state.deadline = started + req.test_timeout_s + LOAD_GRACE_S
+
+    def on_event(ev: dict[str, object]) -> None:
+        kind = ev.get("e")
+        if kind == "names":
+            state.names_seen = True
+        elif kind == "fatal":
+            state.fatal = str(ev.get("message"))
+        elif kind == "load-error":
+            state.load_error = str(ev.get("message"))
+        elif kind == "loaded":
+            state.loaded = True
+        elif kind == "start":
+            state.current = str(ev.get("name"))
+            state.deadline = time.monotonic() + req.test_timeout_s + TEST_GRACE_S
+        elif kind == "result":
+            name = str(ev.get("name"))
+            message = ev.get("message")
+            ms = ev.get("ms")
+            state.results[name] = TestResult(
+                name=name,
+                passed=ev.get("passed") is True,
+                message=str(message) if message is not None else None,
+                seconds=float(ms) / 1000 if isinstance(ms, int | float) else 0.0,
+            )
+            state.current = None
+        elif kind == "end":
+            state.ended = True
+
+    lines = _Lines(nonce, on_event)
+    request = {
+        "nonce": nonce,
+        "base": req.base,
+        "test": req.test,
+        "answer": req.answer,
+        "testTimeoutMs": int(req.test_timeout_s * 1000),
+        "run": req.run or secrets.token_hex(8),
+    }
+    try:
+        channel.send(json.dumps(request).encode("utf-8") + b"\n")
+    except OSError as e:
+        channel.stop()
+        return errored(req.names, f"the answer could not be handed to the test process ({e})")
+
+    stopped: str | None = None  # why skill-be stopped the runner
+    while not (state.ended or state.load_error or state.fatal):
+        now = time.monotonic()
+        if now >= answer_deadline:
+            stopped = "answer"
+            break
+        if now >= state.deadline:
+            stopped = "test" if state.current is not None else "load"
+            break
+        got = channel.read(min(answer_deadline, state.deadline) - now)
+        if got is None:
+            break
+        stream, data = got
+        if stream == 1:
+            lines.feed(data)
+        elif stream == 2:
+            state.stderr += data
+            del state.stderr[:-TAIL]
+    channel.stop()
+
+    if state.fatal is not None:
+        return errored(req.names, state.fatal)
+    if state.load_error is not None:
+        return TestRun(results=tuple(TestResult(n, False, state.load_error) for n in req.names))
+    if not state.names_seen:
+        if stopped is not None:
+            why = f"the test process did not start within {req.test_timeout_s + LOAD_GRACE_S:g} s"
+        else:
+            why = f"the test process could not start ({channel.status()}: {_tail(state.stderr) or 'no message'})"
+        return errored(req.names, why)
+    return TestRun(results=_finish(req, state, stopped, channel.status()))
+
+
+def _finish(req: Request, state: _State, stopped: str | None, status: str) -> tuple[TestResult, ...]:
+    limit = f"{req.test_timeout_s:g} s"
+    if not state.loaded:
+        if stopped is not None:
+            why = f"the answer's code did not finish loading within {limit}"
+        else:
+            why = f"the answer's code ended the test process while loading ({status})"
+        return tuple(TestResult(n, False, why) for n in req.names)
+    if stopped == "answer":
+        current = f"stopped: an answer's tests must all finish within {req.answer_timeout_s:g} s"
+        rest = f"not run: the answer's tests ran past {req.answer_timeout_s:g} s"
+    elif stopped == "test":
+        current = f"timed out after {limit}"
+        rest = "not run: an earlier test timed out and the test process was stopped"
+    elif state.ended:
+        current = rest = "not registered by the test file in this run"
+    else:
+        current = f"the test process ended during this test ({status})"
+        rest = f"not run: the test process ended during an earlier test ({status})"
+    out: list[TestResult] = []
+    for name in req.names:
+        if name in state.results:
+            out.append(state.results[name])
+        elif name == state.current:
+            out.append(TestResult(name, False, current))
+        else:
+            out.append(TestResult(name, False, rest))
+    return tuple(out)
+
+
+def ping(channel: Channel, timeout_s: float) -> str | None:
+    """Check that a runner starts and answers; None when it does, else why not."""
+    nonce = secrets.token_hex(16)
+    got_pong: list[bool] = []
+    stderr = bytearray()
+    lines = _Lines(nonce, lambda ev: got_pong.append(ev.get("e") == "pong"))
+    deadline = time.monotonic() + timeout_s
+    try:
+        channel.send(json.dumps({"nonce": nonce, "ping": True}).encode() + b"\n")
+        while not got_pong and (left := deadline - time.monotonic()) > 0:
+            got = channel.read(left)
+            if got is None:
+                break
+            if got[0] == 1:
+                lines.feed(got[1])
+            elif got[0] == 2:
+                stderr += got[1]
+    except OSError as e:
+        return f"the test process could not be reached ({e})"
+    finally:
+        channel.stop()
+    if any(got_pong):
+        return None
+    if time.monotonic() >= deadline:
+        return f"the test process did not answer within {timeout_s:g} s"
+    return f"the test process could not start ({channel.status()}: {_tail(stderr) or 'no message'})"

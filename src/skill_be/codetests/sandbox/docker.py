@@ -1,0 +1,404 @@
+"""The Docker sandbox: each answer's tests in a locked-down container, started through the engine's API.
+
+A slot is one warm container: no network, a read-only root, all capabilities dropped, no new
+privileges, user 65534, limits on processes, memory and CPU, and a tmpfs-backed volume at /work.
+The harness, the compiled tests and the installed packages are copied in once, owned by root, so the
+answer's user cannot change them; each answer runs in one exec, as user 65534, in a folder of its own.
+Before the runner of the next answer starts, the same exec kills every process the user has (PID 1,
+the container's idle loop, is out of reach of kill -1) and empties runs/: nothing an answer leaves
+reaches the next one. When that cleanup cannot finish, or the container died, the slot gets a new
+container. Files go in through the archive API, never a bind mount, so it works the same from inside
+another container (the GitHub Action's); the Docker socket and skill-be's environment never go in."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import socket
+import struct
+import tarfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import docker
+from docker.errors import APIError, DockerException, ImageNotFound, NotFound
+from docker.types import Mount
+
+from skill_be import __version__
+from skill_be.codetests import harness
+from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work
+from skill_be.errors import ConfigError
+
+DEFAULT_IMAGE = f"skill-be-sandbox:{__version__}"
+LABEL = "skill-be.run"
+USER = "65534:65534"
+WORK = "/work"
+RUNNER = f"{WORK}/h/runner.mjs"
+DIRTY = (97, 98)  # the cleanup before a runner could not finish: the container is replaced
+IDLE = "trap '' TERM INT HUP; while :; do sleep 2147483647 & wait; done"  # PID 1; its wait reaps orphans
+# The one child of PID 1 when the container starts: its idle sleep, spared by the cleanup below.
+FIND_IDLE = (
+    "for p in /proc/[0-9]*; do read -r s < $p/stat 2>/dev/null || continue; "
+    'set -- ${s##*)}; [ "$2" = 1 ] && echo ${p#/proc/}; done; :'
+)
+# Kill every process but PID 1, its idle sleep and this shell (no fork: builtins only), empty each
+# runs/ folder, then become the runner. Exit 97/98 when something survives.
+START = (
+    "n=0; while :; do f=0; for p in /proc/[0-9]*; do q=${p#/proc/}; "
+    'case $q in 1|$$|"$IDLE") continue;; esac; kill -9 $q 2>/dev/null && f=1; done; '
+    "[ $f = 0 ] && break; n=$((n+1)); [ $n -lt 2000 ] || exit 97; done; "
+    f'for d in {WORK}/b/*/w/runs; do chmod -R u+rwx "$d" 2>/dev/null; '
+    'rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; '
+    '[ -z "$(ls -A "$d")" ] || exit 98; done; '
+    f"exec node {RUNNER} run"
+)
+RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": f"{WORK}/b", "TMPDIR": f"{WORK}/b"}
+PING_TIMEOUT_S = 3
+
+
+def connect(timeout: int = 60, pool_size: int = 10) -> Any:
+    """A client for the engine named by the environment (DOCKER_HOST or the default socket)."""
+    return docker.from_env(timeout=timeout, max_pool_size=pool_size)
+
+
+def engine_answers() -> str | None:
+    """None when a Docker engine answers a ping quickly; else why not."""
+    try:
+        client = docker.from_env(timeout=PING_TIMEOUT_S)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except Exception as e:  # any failure to reach the engine means: no engine here
+        return " ".join(str(e).split())[:200] or type(e).__name__
+    return None
+
+
+def _root_owned(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    info.mode = 0o755 if info.isdir() or info.mode & 0o111 else 0o644
+    return info
+
+
+def _walk(top: Path) -> Iterator[Path]:
+    """Every file and folder under `top`, following links (npm links local packages) but no cycle."""
+    seen: set[str] = set()
+    for folder, dirs, files in os.walk(top, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        yield Path(folder)
+        for f in files:
+            yield Path(folder) / f
+
+
+def build_payload(works: tuple[Work, ...]) -> tuple[bytes, int]:
+    """The tar copied into each container at /work, and its size in bytes once unpacked."""
+    buf = io.BytesIO()
+    size = 0
+    with tarfile.open(fileobj=buf, mode="w", dereference=True) as tf:
+
+        def add(path: Path, arcname: str) -> None:
+            nonlocal size
+            if not path.exists():  # a dangling link in node_modules: nothing to copy
+                return
+            info = _root_owned(tf.gettarinfo(str(path), arcname))
+            if info.isreg():
+                size += info.size
+                with path.open("rb") as f:
+                    tf.addfile(info, f)
+            elif info.isdir():
+                tf.addfile(info)
+
+        add(harness.NODE_DIR, "h")
+        add(harness.RUNNER, "h/runner.mjs")
+        for work in works:
+            add(work.folder, f"b/{work.key}")
+            if work.packages is not None and work.packages.is_dir():
+                for p in _walk(work.packages):
+                    add(p, f"b/{work.key}/node_modules/{p.relative_to(work.packages).as_posix()}".rstrip("/."))
+            for p in _walk(work.folder):
+                rel = p.relative_to(work.folder)
+                if rel.parts[:1] == ("runs",):
+                    continue
+                add(p, f"b/{work.key}/w/{rel.as_posix()}".rstrip("/."))
+            runs = tarfile.TarInfo(f"b/{work.key}/w/runs")
+            runs.type, runs.mode, runs.uid, runs.gid = tarfile.DIRTYPE, 0o700, 65534, 65534
+            tf.addfile(runs)
+    return buf.getvalue(), size
+
+
+class DockerChannel:
+    """One exec of the runner; its attached socket carries stdin in and multiplexed output out."""
+
+    def __init__(self, client: Any, exec_id: str, sock: Any) -> None:
+        self.client = client
+        self.exec_id = exec_id
+        self.holder = sock  # keeps the HTTP response (and so the connection) alive
+        self.sock: socket.socket = getattr(sock, "_sock", sock)
+        self.buf = bytearray()
+        self.eof = False
+        self.code: int | None = None
+
+    def send(self, data: bytes) -> None:
+        self.sock.settimeout(30)
+        self.sock.sendall(data)
+
+    def _frame(self) -> tuple[int, bytes] | None:
+        if len(self.buf) < 8:
+            return None
+        stream, length = struct.unpack(">BxxxL", bytes(self.buf[:8]))
+        if len(self.buf) < 8 + length:
+            return None
+        data = bytes(self.buf[8 : 8 + length])
+        del self.buf[: 8 + length]
+        return stream, data
+
+    def read(self, timeout: float) -> tuple[int, bytes] | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            frame = self._frame()
+            if frame is not None:
+                return frame
+            if self.eof:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return 0, b""
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(1 << 16)
+            except TimeoutError:
+                return 0, b""
+            except OSError:
+                data = b""
+            if not data:
+                self.eof = True
+            self.buf += data
+
+    def stop(self) -> None:
+        # Closing the socket does not end the exec: the next runner's start kills what is left.
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        with contextlib.suppress(Exception):
+            self.holder.close()
+
+    def _exit_code(self) -> int | None:
+        if self.code is None:
+            for _ in range(20):
+                try:
+                    info = self.client.api.exec_inspect(self.exec_id)
+                except DockerException:
+                    return None
+                if not info.get("Running"):
+                    self.code = info.get("ExitCode")
+                    break
+                time.sleep(0.05)
+        return self.code
+
+    def status(self) -> str:
+        code = self._exit_code()
+        if code is None:
+            return "still running"
+        if code in (137, 139):
+            return f"killed, exit code {code}: out of memory, or a limit of the sandbox"
+        return f"exit code {code}"
+
+    def start_failed(self) -> bool:
+        return self._exit_code() in (*DIRTY, 126, 127)
+
+
+class DockerSlot:
+    def __init__(self, sandbox: DockerSandbox, n: int) -> None:
+        self.sandbox = sandbox
+        self.n = n
+        self.generation = 0
+        self.container: Any = None
+        self.volume: Any = None
+        self.current: DockerChannel | None = None
+        self.idle_pid = ""
+
+    def _create(self) -> None:
+        s = self.sandbox.settings
+        client = self.sandbox.client
+        payload, size = self.sandbox.payload()
+        self.generation += 1
+        name = f"skill-be-{s.run_id}-{self.n}-{self.generation}"
+        labels = {LABEL: s.run_id, "skill-be.version": __version__}
+        size_mb = size // (1 << 20) + max(64, s.memory_mb)
+        try:
+            self.volume = client.volumes.create(
+                name=name,
+                driver="local",
+                driver_opts={"type": "tmpfs", "device": "tmpfs", "o": f"size={size_mb}m,mode=0755"},
+                labels=labels,
+            )
+            self.container = client.containers.create(
+                s.image,
+                command=["sh", "-c", IDLE],
+                name=name,
+                user=USER,
+                working_dir=WORK,
+                environment={},
+                network_mode="none",
+                read_only=True,
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                ipc_mode="none",
+                pids_limit=s.pids,
+                mem_limit=f"{s.memory_mb}m",
+                memswap_limit=f"{s.memory_mb}m",
+                nano_cpus=int(s.cpus * 1_000_000_000),
+                mounts=[Mount(target=WORK, source=name, type="volume")],
+                labels=labels,
+            )
+            self.container.start()
+            # After start(): the archive API cannot write into the tmpfs volume of a stopped container.
+            if not self.container.put_archive(WORK, payload):
+                raise SandboxError("the Docker sandbox refused the test files")
+            found = self.container.exec_run(["sh", "-c", FIND_IDLE], user=USER).output.decode().split()
+            if len(found) != 1:
+                raise SandboxError(f"the Docker sandbox's idle process was not found ({' '.join(found) or 'none'})")
+            self.idle_pid = found[0]
+        except ImageNotFound:
+            raise SandboxError(image_missing(s.image)) from None
+        except (APIError, DockerException) as e:
+            self.retire()
+            raise SandboxError(f"the Docker sandbox could not start ({_short(e)})") from None
+
+    def open(self) -> OpenChannel:
+        if self.container is None:
+            self._create()
+        api = self.sandbox.client.api
+        try:
+            exec_id = api.exec_create(
+                self.container.id,
+                ["sh", "-c", START],
+                stdin=True,
+                stdout=True,
+                stderr=True,
+                user=USER,
+                environment={**RUNNER_ENV, "IDLE": self.idle_pid},
+                workdir=WORK,
+            )["Id"]
+            sock = api.exec_start(exec_id, socket=True)
+        except (APIError, DockerException) as e:
+            raise SandboxError(f"the test process could not start in the Docker sandbox ({_short(e)})") from None
+        self.current = DockerChannel(self.sandbox.client, exec_id, sock)
+        return self.current
+
+    def base(self, work: Work) -> str:
+        return f"{WORK}/b/{work.key}/w"
+
+    def finished(self, work: Work, run: str) -> None:
+        pass  # the next runner's start empties runs/
+
+    def retire(self) -> None:
+        container, volume = self.container, self.volume
+        self.container = self.volume = None
+        self.sandbox.remove(container, volume)
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.current.stop()
+        self.retire()
+
+
+def _short(e: BaseException) -> str:
+    return " ".join(str(e).split())[:300] or type(e).__name__
+
+
+def image_missing(image: str) -> str:
+    return (
+        f'codeTests.image: the Docker image "{image}" is not on this Docker engine; build it from '
+        f"skill-be's source with `docker build -t {image} -f docker/sandbox/Dockerfile docker/sandbox`, "
+        "set codeTests.image to an image with Node 22 and a POSIX shell, or set codeTests.sandbox: process"
+    )
+
+
+class DockerSandbox:
+    name = "docker"
+
+    def __init__(self, settings: Settings, client: Any) -> None:
+        self.settings = settings
+        self.client = client
+        self.lock = threading.Lock()
+        self._payload: tuple[bytes, int] | None = None
+        self.slots = 0
+        self.warnings: list[str] = []
+
+    def payload(self) -> tuple[bytes, int]:
+        with self.lock:
+            if self._payload is None:
+                self._payload = build_payload(self.settings.works)
+            return self._payload
+
+    def new_slot(self) -> DockerSlot:
+        with self.lock:
+            self.slots += 1
+            n = self.slots
+        return DockerSlot(self, n)
+
+    def remove(self, container: Any, volume: Any) -> None:
+        if container is not None:
+            try:
+                container.remove(force=True)
+            except NotFound:
+                pass
+            except DockerException as e:
+                self.warnings.append(f"warning: could not remove Docker container {container.name} ({_short(e)})")
+        if volume is not None:
+            try:
+                volume.remove(force=True)
+            except NotFound:
+                pass
+            except DockerException as e:
+                self.warnings.append(f"warning: could not remove Docker volume {volume.name} ({_short(e)})")
+
+    def describe(self) -> dict[str, object]:
+        s = self.settings
+        return {"sandbox": "docker", "image": s.image, "memoryMb": s.memory_mb, "cpus": s.cpus, "pids": s.pids}
+
+    def close(self) -> list[str]:
+        """Everything labelled with this session's run id, whatever slot made it."""
+        selector = {"label": f"{LABEL}={self.settings.run_id}"}
+        try:
+            for c in self.client.containers.list(all=True, filters=selector):
+                self.remove(c, None)
+            for v in self.client.volumes.list(filters=selector):
+                self.remove(None, v)
+        except DockerException as e:
+            self.warnings.append(
+                f"warning: could not list the Docker sandbox's containers to remove them ({_short(e)})"
+            )
+        with contextlib.suppress(Exception):
+            self.client.close()
+        return self.warnings
+
+
+def create(settings: Settings, warn: Callable[[str], None]) -> DockerSandbox:
+    """A client and the image checked; the containers come with the slots."""
+    try:
+        client = connect(pool_size=32)
+        client.ping()
+    except DockerException as e:
+        raise ConfigError(
+            f"codeTests.sandbox: docker, but no Docker engine answers ({_short(e)}); start Docker, "
+            "or set codeTests.sandbox: process"
+        ) from None
+    try:
+        client.images.get(settings.image)
+    except ImageNotFound:
+        client.close()
+        raise ConfigError(image_missing(settings.image)) from None
+    except DockerException as e:
+        client.close()
+        raise ConfigError(f"codeTests.image: cannot inspect {settings.image} ({_short(e)})") from None
+    return DockerSandbox(settings, client)

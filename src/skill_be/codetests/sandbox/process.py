@@ -1,0 +1,144 @@
+"""The process runner: each answer's tests in a separate Node process on this machine.
+
+Not a sandbox. The environment is cut to what Node and the OS need, so the user's secrets stay out,
+and a timeout kills the runner's whole process group; the code can still read and write what the
+user can, and use the network."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+from collections.abc import Callable
+
+from skill_be.codetests import harness
+from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work
+
+NOTE = (
+    "note: code tests run the model's code on this machine, in a separate process without your "
+    "environment's secrets. It is not a sandbox; set codeTests.sandbox: docker and start a Docker engine "
+    "to isolate it."
+)
+# What Node and the OS need; nothing else of skill-be's environment reaches the answer's code.
+KEPT_VARIABLES = ("PATH", "SYSTEMROOT", "SystemRoot", "WINDIR", "COMSPEC", "PATHEXT", "LANG", "LC_ALL")
+
+
+def runner_environment(folder: str, environ: dict[str, str] | None = None) -> dict[str, str]:
+    env = os.environ if environ is None else environ
+    kept = {k: env[k] for k in KEPT_VARIABLES if k in env}
+    kept.setdefault("PATH", os.defpath)
+    kept["HOME"] = folder
+    kept["TMPDIR"] = folder
+    return kept
+
+
+class ProcessChannel:
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.selector = selectors.DefaultSelector()
+        assert proc.stdout is not None and proc.stderr is not None
+        self.selector.register(proc.stdout, selectors.EVENT_READ, 1)
+        self.selector.register(proc.stderr, selectors.EVENT_READ, 2)
+        self.open_streams = 2
+
+    def send(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def read(self, timeout: float) -> tuple[int, bytes] | None:
+        while self.open_streams:
+            events = self.selector.select(max(0.0, timeout))
+            if not events:
+                return 0, b""
+            key, _ = events[0]
+            data = os.read(key.fd, 1 << 16)
+            if data:
+                return int(key.data), data
+            self.selector.unregister(key.fileobj)
+            self.open_streams -= 1
+        return None
+
+    def stop(self) -> None:
+        # The runner leads its own session: its group holds whatever the answer started.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=10)
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError):
+                if f is not None:
+                    f.close()
+        with contextlib.suppress(Exception):
+            self.selector.close()
+
+    def status(self) -> str:
+        code = self.proc.poll()
+        if code is None:
+            return "still running"
+        if code < 0:
+            return f"killed by signal {-code}"
+        return f"exit code {code}"
+
+    def start_failed(self) -> bool:
+        return False
+
+
+class ProcessSlot:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.current: ProcessChannel | None = None
+
+    def open(self) -> OpenChannel:
+        folder = str(self.settings.works[0].folder) if self.settings.works else os.getcwd()
+        try:
+            proc = subprocess.Popen(
+                [self.settings.node, str(harness.RUNNER), "run"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=folder,
+                env=runner_environment(folder),
+                start_new_session=True,
+            )
+        except OSError as e:
+            raise SandboxError(f"the test process could not start ({self.settings.node}: {e})") from None
+        self.current = ProcessChannel(proc)
+        return self.current
+
+    def base(self, work: Work) -> str:
+        return str(work.folder)
+
+    def finished(self, work: Work, run: str) -> None:
+        shutil.rmtree(work.folder / "runs" / run, ignore_errors=True)
+
+    def retire(self) -> None:
+        pass
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.current.stop()
+
+
+class ProcessSandbox:
+    name = "process"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def new_slot(self) -> ProcessSlot:
+        return ProcessSlot(self.settings)
+
+    def describe(self) -> dict[str, object]:
+        return {"sandbox": "process", "node": self.settings.node}
+
+    def close(self) -> list[str]:
+        return []
+
+
+def create(settings: Settings, warn: Callable[[str], None]) -> ProcessSandbox:
+    warn(NOTE)
+    return ProcessSandbox(settings)
