@@ -55,8 +55,17 @@ def load_yaml(text: str, name: str, *, first_line: int = 1) -> object:
         mark = e.problem_mark or e.context_mark
         where = f"line {mark.line + first_line}, column {mark.column + 1}: " if mark else ""
         raise ConfigError(f"{name}: {where}{_explain(e, text)}") from None
+    except yaml.reader.ReaderError as e:  # a character YAML does not allow, found before parsing
+        before = text[: e.position]
+        line = before.count("\n") + first_line
+        column = e.position - (before.rfind("\n") + 1) + 1
+        raise ConfigError(
+            f"{name}: line {line}, column {column}: invalid YAML (the control character U+{e.character:04X} is "
+            "not allowed); remove it"
+        ) from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"{name}: invalid YAML ({e}); fix the syntax") from None
+        one_line = " ".join(str(e).split())
+        raise ConfigError(f"{name}: invalid YAML ({one_line}); fix the syntax") from None
 
 
 def _explain(e: yaml.MarkedYAMLError, text: str) -> str:

@@ -396,3 +396,9 @@ def test_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 )
 def test_messages_that_say_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, expected: str) -> None:
     assert error_of(tmp_path, text, monkeypatch) == expected
+
+
+def test_a_control_character_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert error_of(tmp_path, MINIMAL + "graderPrompt: a\x06b\n", monkeypatch) == (
+        "skill-be.yaml: line 9, column 16: invalid YAML (the control character U+0006 is not allowed); remove it"
+    )
