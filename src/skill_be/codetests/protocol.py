@@ -174,16 +174,16 @@ def supervise(channel: Channel, req: Request) -> TestRun:
         else:
             why = f"the test process could not start ({channel.status()}: {_tail(state.stderr) or 'no message'})"
         return errored(req.names, why)
-    return TestRun(results=_finish(req, state, stopped, channel.status()))
+    return TestRun(results=_finish(req, state, stopped, channel.status))
 
 
-def _finish(req: Request, state: _State, stopped: str | None, status: str) -> tuple[TestResult, ...]:
+def _finish(req: Request, state: _State, stopped: str | None, status: Callable[[], str]) -> tuple[TestResult, ...]:
     limit = f"{req.test_timeout_s:g} s"
     if not state.loaded:
         if stopped is not None:
             why = f"the answer's code did not finish loading within {limit}"
         else:
-            why = f"the answer's code ended the test process while loading ({status})"
+            why = f"the answer's code ended the test process while loading ({status()})"
         return tuple(TestResult(n, False, why) for n in req.names)
     if stopped == "answer":
         current = f"stopped: an answer's tests must all finish within {req.answer_timeout_s:g} s"
@@ -194,8 +194,8 @@ def _finish(req: Request, state: _State, stopped: str | None, status: str) -> tu
     elif state.ended:
         current = rest = "not registered by the test file in this run"
     else:
-        current = f"the test process ended during this test ({status})"
-        rest = f"not run: the test process ended during an earlier test ({status})"
+        current = f"the test process ended during this test ({status()})"
+        rest = f"not run: the test process ended during an earlier test ({status()})"
     out: list[TestResult] = []
     for name in req.names:
         if name in state.results:
