@@ -82,12 +82,47 @@ def direct_cli(argv: list[str], env: dict[str, str], cwd: Path) -> Callable[[], 
     return run
 
 
+STUB_OUTPUT = {
+    "claude": '{"type":"result","is_error":false,"result":"stub answer","usage":{"input_tokens":1,"output_tokens":1}}',
+    "pi": '{"type":"agent_end","messages":[{"role":"assistant","content":[{"type":"text","text":"stub answer"}],'
+    '"stopReason":"stop","usage":{"input":1,"output":1}}]}',
+    "opencode": '{"type":"text","part":{"text":"stub answer"}}\n{"type":"step_finish","part":{"tokens":{"input":1,"output":1}}}',
+}
+PI_HELP = (
+    "--provider --model --thinking --no-tools --no-session --system-prompt --append-system-prompt --mode --offline"
+)
+
+
+async def stub_rows(work: Path, n: int, ctx: CallContext) -> None:
+    """The adapters' own cost, without the CLIs' noise: each CLI replaced by a script that prints a
+    canned answer, run through the adapter and directly with the same argv and environment."""
+    for name, out in STUB_OUTPUT.items():
+        stub = work / f"stub-{name}"
+        stub.write_text(f"#!/bin/sh\n[ \"$1\" = --help ] && echo '{PI_HELP}' && exit 0\ncat >/dev/null\necho '{out}'\n")
+        stub.chmod(0o755)
+        label = f"{name}-cli stub"
+        if name == "claude":
+            a = adapter("claude-cli", work, bin=str(stub))
+            argv, env = a.argv(str(stub)), a.environment(None)
+        elif name == "pi":
+            a = adapter("pi-cli", work, bin=str(stub), provider="p")
+            argv = a.argv(str(stub), await a.supported_flags(), None)
+            env = {**a.env.environ, "PI_CODING_AGENT_DIR": str(a.agent_dir(None)), "PI_OFFLINE": "1"}
+        else:
+            a = adapter("opencode-cli", work, bin=str(stub), provider="p")
+            base = work / "stub-oc"
+            (base / "work").mkdir(parents=True)
+            argv, env = a.argv(str(stub), base / "work"), a.environment(base, None)
+        await compare(label, n, lambda a=a: a.complete(PROMPT, ctx), direct_cli(argv, env, work / "direct"))
+
+
 async def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=10)
     ap.add_argument("--opencode-calls", type=int, default=5)
     ap.add_argument("--http-calls", type=int, default=50)
-    ap.add_argument("--only", default="claude-cli,pi-cli,opencode-cli,anthropic,openai")
+    ap.add_argument("--stub-calls", type=int, default=50)
+    ap.add_argument("--only", default="claude-cli,pi-cli,opencode-cli,anthropic,openai,stubs")
     args = ap.parse_args()
     only = set(args.only.split(","))
     mms = load_mock()
@@ -123,6 +158,8 @@ async def main() -> int:
                 lambda: a.complete(PROMPT, ctx),
                 direct_cli(argv, env, base / "work"),
             )
+        if "stubs" in only:
+            await stub_rows(work, args.stub_calls, ctx)
         import httpx
 
         async with httpx.AsyncClient() as client:

@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import shutil
+import subprocess
 import sys
 import uuid
 from collections.abc import Iterator, Mapping
@@ -191,3 +192,10 @@ def make_adapter(adapter: str, model_id: str, user: UserSetup, environ: Mapping[
     )
     env = AdapterEnv(root=user.project, environ=dict(environ), redactor=Redactor(), label=model_id)
     return AdapterRegistry().create(entry, env)
+
+
+def still_running(pattern: str) -> list[str]:
+    """Pids of processes whose command line contains `pattern` (pgrep itself failing is a test failure)."""
+    result = subprocess.run(["pgrep", "-f", "--", pattern], capture_output=True, text=True)
+    assert result.returncode in (0, 1), result.stderr
+    return result.stdout.split()

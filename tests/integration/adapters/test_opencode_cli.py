@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_harness import KEY_VAR, UserSetup, cli_path, make_adapter
+from adapter_harness import KEY_VAR, UserSetup, cli_path, make_adapter, still_running
 
 from skill_be.adapters.base import CallContext, CallError
 
@@ -82,8 +82,7 @@ def test_a_hung_model_call_ends_at_the_timeout_and_the_cli_is_killed(netns_mock:
     with pytest.raises(TimeoutError):
         asyncio.run(asyncio.wait_for(adapter.complete("Hi", CallContext(20, user.project)), 20))
     netns_mock.reset()
-    left = subprocess.run(["pgrep", "-f", f"mock/{MODEL}"], capture_output=True, text=True).stdout.split()
-    assert left == []
+    assert still_running(f"mock/{MODEL}") == []
     assert [p for p in user.tmp.iterdir() if p.name.startswith("skill-be-opencode-")] == []
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_harness import KEY_VAR, UserSetup, cli_path, make_adapter
+from adapter_harness import KEY_VAR, UserSetup, cli_path, make_adapter, still_running
 
 from skill_be.adapters.base import CallContext, CallError
 
@@ -103,8 +103,7 @@ def test_a_hung_model_call_ends_at_the_timeout_and_the_cli_is_killed(netns_mock:
     with pytest.raises(TimeoutError):
         asyncio.run(asyncio.wait_for(adapter.complete("Hi", CallContext(8, user.project)), 8))
     netns_mock.reset()
-    left = subprocess.run(["pgrep", "-f", f"--model {MODEL}"], capture_output=True, text=True).stdout.split()
-    assert left == []
+    assert still_running(f"--model {MODEL}") == []
 
 
 def test_a_cli_that_exits_non_zero_is_an_error(user: UserSetup, tmp_path: Path) -> None:
