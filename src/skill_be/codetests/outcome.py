@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 
 @dataclass(frozen=True)
 class TestResult:
+    __test__: ClassVar[bool] = False  # not a pytest test class
     name: str
     passed: bool
     message: str | None = None  # why it failed: the assertion's text, a timeout, the answer's load error
@@ -18,6 +20,7 @@ class TestResult:
 
 @dataclass(frozen=True)
 class TestRun:
+    __test__: ClassVar[bool] = False
     results: tuple[TestResult, ...]  # one per registered test of the scenario, in registration order
     error: str | None = None  # the tests could not run (skill-be's side): an error, and every test counts as 0
 

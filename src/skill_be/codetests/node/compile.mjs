@@ -20,7 +20,7 @@ function transpile(fileName, source) {
   const errors = (out.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errors.length > 0) {
     const d = errors[0];
-    const text = ts.flattenDiagnosticMessageText(d.messageText, ' ');
+    const text = ts.flattenDiagnosticMessageText(d.messageText, ' ').replace(/\.$/, '');
     if (d.file && d.start !== undefined) {
       const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
       return { error: `line ${line + 1}, column ${character + 1}: ${text}` };
