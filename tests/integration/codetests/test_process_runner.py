@@ -1,0 +1,115 @@
+"""The process runner against the attacks where it promises something: secrets stay out of the
+environment, endless code is killed with everything it started, output floods and exits fail only
+that answer. It is not a sandbox (files and the network are open to the code), so those are not
+tested here."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.integration.codetests.conftest import CONTAINED, PROBE_TEST, CodeProject, Driver, ts
+
+from skill_be.codetests.session import TestRun
+
+CANARY_ENV = "SKILL_BE_TEST_CANARY"
+
+
+class Runner:
+    def __init__(self, drive: Driver, session: object, root: Path) -> None:
+        self.drive = drive
+        self.session = session
+        self.root = root
+
+    def run(self, code: str) -> TestRun:
+        return self.drive(self.session.run("probe", "probe", ts(code)))  # type: ignore[attr-defined]
+
+    def next_answer_is_unaffected(self) -> None:
+        run = self.drive(self.session.run("probe", "probe", CONTAINED))  # type: ignore[attr-defined]
+        assert run.error is None, run.error
+        assert [(r.passed, r.message) for r in run.results] == [(True, None), (True, None)]
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
+    os.environ[CANARY_ENV] = f"canary-{secrets.token_hex(8)}"
+    root = tmp_path_factory.mktemp("process")
+    project = CodeProject(root / "proj")
+    project.scenarios({"probe": PROBE_TEST})
+    config = project.save_config({"sandbox": "process", "testTimeoutSeconds": 2, "answerTimeoutSeconds": 8}, 1)
+    drive = Driver()
+    session = drive.open(config)
+    try:
+        yield Runner(drive, session, root)
+    finally:
+        drive(session.close())
+        drive.close()
+        del os.environ[CANARY_ENV]
+
+
+def test_skill_be_s_secrets_are_not_in_the_code_s_environment(runner: Runner) -> None:
+    code = """export const result = () => {
+  const env = JSON.stringify(process.env);
+  return env.includes('canary-') ? 'LEAK: ' + env : 'contained';
+};"""
+    run = runner.run(code)
+    assert run.results[0].passed, run.results[0].message
+    runner.next_answer_is_unaffected()
+
+
+def test_the_code_gets_only_path_home_and_tmpdir(runner: Runner) -> None:
+    code = """export const result = () => {
+  const keys = Object.keys(process.env).filter((k) => !['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL'].includes(k));
+  return keys.length ? 'LEAK: ' + keys.join(',') : 'contained';
+};"""
+    run = runner.run(code)
+    assert run.results[0].passed, run.results[0].message
+
+
+def test_an_endless_loop_is_killed_with_the_processes_it_started(runner: Runner) -> None:
+    marker = runner.root / f"alive-{secrets.token_hex(4)}"
+    code = f"""import {{ spawn }} from 'node:child_process';
+export const result = () => {{
+  spawn('sh', ['-c', 'while :; do touch {marker}; sleep 0.05; done'], {{ stdio: 'ignore' }});
+  for (;;) {{}}
+}};"""
+    run = runner.run(code)
+    assert [(r.passed, r.message) for r in run.results] == [
+        (False, "timed out after 2 s"),
+        (False, "not run: an earlier test timed out and the test process was stopped"),
+    ]
+    assert marker.exists()  # the child did run
+    marker.unlink()
+    time.sleep(0.5)
+    assert not marker.exists()  # and was killed with the runner's process group
+    runner.next_answer_is_unaffected()
+
+
+def test_a_promise_that_never_resolves_times_out(runner: Runner) -> None:
+    run = runner.run("export const result = () => new Promise(() => {});")
+    assert [(r.passed, r.message) for r in run.results] == [(False, "timed out after 2 s"), (True, None)]
+    runner.next_answer_is_unaffected()
+
+
+def test_printing_100_mb_does_not_stop_the_tests(runner: Runner) -> None:
+    code = """export const result = () => {
+  const chunk = 'x'.repeat(1 << 20) + '\\n';
+  for (let i = 0; i < 100; i++) process.stdout.write(chunk);
+  return 'contained';
+};"""
+    run = runner.run(code)
+    assert [(r.passed, r.message) for r in run.results] == [(True, None), (True, None)]
+    runner.next_answer_is_unaffected()
+
+
+def test_process_exit_fails_the_test_and_nothing_else(runner: Runner) -> None:
+    run = runner.run("export const result = () => process.exit(3);")
+    assert [(r.passed, r.message) for r in run.results] == [
+        (False, "the test process ended during this test (exit code 3)"),
+        (False, "not run: the test process ended during an earlier test (exit code 3)"),
+    ]
+    runner.next_answer_is_unaffected()
