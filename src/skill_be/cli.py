@@ -7,9 +7,8 @@ import importlib
 import importlib.util
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from skill_be import __version__
 from skill_be.errors import ConfigError, Interrupted, SkillBeError, UsageError
@@ -23,8 +22,7 @@ EPILOG = (
 )
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     name: str
     usage: str
     summary: str

@@ -10,7 +10,6 @@ import random
 import ssl
 import time
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from skill_be.adapters.base import CallError
@@ -100,7 +99,7 @@ class HttpAdapter:
     def key(self) -> str | None:
         entry = self.entry
         if self.key_env is not None and "apiKeyEnv" not in entry.settings:
-            entry = replace(entry, settings={**entry.settings, "apiKeyEnv": self.key_env})
+            entry = entry._replace(settings={**entry.settings, "apiKeyEnv": self.key_env})
         key = api_key(entry, self.env.environ)
         self.env.redactor.add(key)
         if key is None and self.key_required():

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from skill_be.paths import shown
 
@@ -18,8 +17,7 @@ if TYPE_CHECKING:
     from skill_be.project.loader import Project
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """One problem a check found, with its place so a report or annotation can point at it."""
 
     message: str
@@ -46,15 +44,14 @@ class Problem:
         }
 
 
-@dataclass(frozen=True)
-class CheckOutcome:
+class CheckOutcome(NamedTuple):
     """What one check prints and whether it blocks the command."""
 
     name: str  # "typecheck", "coverage", "code tests"
     lines: tuple[str, ...]  # printed as they are, the first one starting with "<name>: "
     blocks: bool = False
     blocker: str = ""  # how the Result line names it: "the typecheck"
-    problems: tuple[Problem, ...] = field(default_factory=tuple)
+    problems: tuple[Problem, ...] = ()
 
 
 def _stderr(line: str) -> None:

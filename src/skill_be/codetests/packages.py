@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
@@ -14,8 +14,7 @@ from skill_be.project.files import read_text
 _PATH_LIKE = re.compile(r"^(\.|/|[A-Za-z]:[\\/])")
 
 
-@dataclass(frozen=True)
-class PackageList:
+class PackageList(NamedTuple):
     path: Path
     npm: tuple[str, ...]  # entries as npm install takes them, local paths made absolute
 

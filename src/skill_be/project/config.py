@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
@@ -48,8 +49,7 @@ PRESETS = ("typescript", "python")
 SANDBOXES = ("auto", "docker", "process")
 
 
-@dataclass(frozen=True)
-class AdapterEntry:
+class AdapterEntry(NamedTuple):
     """One `model`, `grader` or `triage.model` entry: `adapter`, `id` and the adapter's own settings."""
 
     adapter: str
@@ -58,15 +58,13 @@ class AdapterEntry:
     where: Where
 
 
-@dataclass(frozen=True)
-class GateConfig:
+class GateConfig(NamedTuple):
     regression_on_critical: bool = True
     block_on_zero: bool = True
     block_on_errors: bool = True
 
 
-@dataclass(frozen=True)
-class TypecheckConfig:
+class TypecheckConfig(NamedTuple):
     preset: str | None
     library: str | None
     preludes: Mapping[str, Path]
@@ -75,8 +73,7 @@ class TypecheckConfig:
     mypy: bool
 
 
-@dataclass(frozen=True)
-class CoverageConfig:
+class CoverageConfig(NamedTuple):
     preset: str | None
     entry: str | None
     ignore: tuple[str, ...]
@@ -84,18 +81,16 @@ class CoverageConfig:
     command: str | None
 
 
-@dataclass(frozen=True)
-class ChecksConfig:
+class ChecksConfig(NamedTuple):
     """`typecheck` is None when the key is absent (the check picks its default), False when turned off."""
 
     typecheck: TypecheckConfig | bool | None = None
     coverage: CoverageConfig | None = None
 
 
-@dataclass(frozen=True)
-class CodeTestsConfig:
+class CodeTestsConfig(NamedTuple):
     packages: Path | None = None
-    packages_by_skill: Mapping[str, Path] = field(default_factory=dict)
+    packages_by_skill: Mapping[str, Path] = MappingProxyType({})
     test_timeout_seconds: int = 10
     answer_timeout_seconds: int = 60
     allow: tuple[str, ...] = ()
@@ -106,8 +101,7 @@ class CodeTestsConfig:
     pids: int = 128
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     path: Path  # absolute
     root: Path  # the config file's directory; relative paths resolve against it
     name: str  # the config file as shown to the user

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from skill_be.paths import shown
 from skill_be.project import where as v
@@ -71,8 +71,7 @@ _BAD_FILE_CHARS = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
 _WINDOWS_DEVICES = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Scenario:
+class Scenario(NamedTuple):
     id: str
     prompt: str
     critical: bool
@@ -84,8 +83,7 @@ class Scenario:
         return self.output is not None
 
 
-@dataclass(frozen=True)
-class EvalFile:
+class EvalFile(NamedTuple):
     path: Path
     scenarios: tuple[Scenario, ...]
 

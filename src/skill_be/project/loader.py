@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
@@ -15,8 +15,7 @@ from skill_be.project.fingerprint import fingerprint, tree_files
 from skill_be.project.skills import SkillDoc, read_skill_md
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(NamedTuple):
     name: str  # the folder name: it names the eval file, the result entry and the tests folder
     dir: Path
     skill_md: Path
@@ -31,8 +30,7 @@ class Skill:
         return bool(self.test_files)
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(NamedTuple):
     config: Config
     skills: tuple[Skill, ...]  # the selected skills, in name order
     all_names: tuple[str, ...]  # every skill with a SKILL.md and an eval file

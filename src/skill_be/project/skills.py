@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
@@ -15,8 +15,7 @@ from skill_be.project.yamlfile import load_yaml
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 
 
-@dataclass(frozen=True)
-class CodeBlock:
+class CodeBlock(NamedTuple):
     """A fenced block. `line` is the SKILL.md line of its first code line (1-based)."""
 
     lang: str
@@ -27,8 +26,7 @@ class CodeBlock:
     end_line: int = 0  # the closing fence's line; one past the last line when the block is never closed
 
 
-@dataclass(frozen=True)
-class SkillDoc:
+class SkillDoc(NamedTuple):
     text: str  # the whole SKILL.md as read: what {{skill}} becomes
     name: str  # front matter `name`, else the folder name
     description: str | None

@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from skill_be.errors import ConfigError
 
 
-@dataclass(frozen=True)
 class Where:
-    """A place in a file: `skill-be.yaml` + `checks.coverage`."""
+    """A place in a file: `skill-be.yaml` + `checks.coverage`. Immutable."""
 
-    file: str
-    path: str = ""
+    __slots__ = ("file", "path")
+
+    def __init__(self, file: str, path: str = "") -> None:
+        self.file = file
+        self.path = path
+
+    def __repr__(self) -> str:
+        return f"Where({self.file!r}, {self.path!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Where) and (self.file, self.path) == (other.file, other.path)
+
+    def __hash__(self) -> int:
+        return hash((self.file, self.path))
 
     def key(self, name: str) -> Where:
         return Where(self.file, f"{self.path}.{name}" if self.path else name)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from skill_be import __version__
 from skill_be.errors import ConfigError
@@ -17,8 +17,7 @@ from skill_be.project.where import Where
 from skill_be.results.atomic import write_atomic
 
 
-@dataclass(frozen=True)
-class ResultEntry:
+class ResultEntry(NamedTuple):
     date: str
     fingerprint: str
     ready: bool
@@ -37,8 +36,7 @@ class ResultEntry:
         }
 
 
-@dataclass(frozen=True)
-class ResultFile:
+class ResultFile(NamedTuple):
     version: str
     skills: Mapping[str, ResultEntry]
 
