@@ -185,6 +185,9 @@ class DockerChannel:
 
     def stop(self) -> None:
         # Closing the socket does not end the exec: the next runner's start kills what is left.
+        # shutdown() first: it wakes a thread blocked reading this socket, which close() does not.
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
             self.sock.close()
         with contextlib.suppress(Exception):
