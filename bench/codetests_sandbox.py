@@ -98,7 +98,9 @@ async def main() -> None:
     print(f"docker sandbox: {d:.2f} s  ({', '.join(f'{t:.2f}' for t in times['docker'])})")
     print(f"ratio docker / process: {d / p:.2f} (target <= 1.3)")
     lp, ld = lat["process"], lat["docker"]
-    print(f"one answer at a time, sandbox idle: process {lp * 1000:.0f} ms, docker {ld * 1000:.0f} ms, ratio {ld / lp:.2f}")
+    print(
+        f"one answer at a time, sandbox idle: process {lp * 1000:.0f} ms, docker {ld * 1000:.0f} ms, ratio {ld / lp:.2f}"
+    )
 
 
 if __name__ == "__main__":

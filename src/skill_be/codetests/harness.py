@@ -23,6 +23,7 @@ COMPILE = NODE_DIR / "compile.mjs"
 TESTING_DIR = NODE_DIR / "testing"
 WRAPPER_NAMES = ("skill-be", "@ngwes/skill-be")
 TS_SUFFIXES = {".ts": ".js", ".mts": ".mjs"}
+LIST_TIMEOUT_S = 60
 
 
 def write_work_folder(work: Path) -> None:
@@ -97,7 +98,16 @@ async def list_tests(node: str, files: Iterable[Path], shown_as: Mapping[Path, P
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    out, err = await proc.communicate()
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), LIST_TIMEOUT_S)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        first = shown(shown_as.get(paths[0], paths[0]))
+        raise ConfigError(
+            f"{first}: loading the test files to list their tests took more than {LIST_TIMEOUT_S} s; "
+            "a test file must not run anything slow when it loads"
+        ) from None
     lines = [ln for ln in out.decode("utf-8", "replace").splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         detail = " ".join(err.decode("utf-8", "replace").split())[-400:] or f"exit code {proc.returncode}"

@@ -133,10 +133,11 @@ class Pool:
             state = await self._take()
         except SandboxError as e:
             return errored(request.names, str(e))
-        try:
-            return await asyncio.to_thread(self._run, state, work, request)
-        finally:
-            self.idle.put_nowait(state)
+        # The slot goes back to the pool when its thread is done, not when this task is cancelled
+        # (SIGINT, a timeout): a thread cannot be stopped, and two on one slot would share it.
+        done = asyncio.ensure_future(asyncio.to_thread(self._run, state, work, request))
+        done.add_done_callback(lambda _: self.idle.put_nowait(state))
+        return await asyncio.shield(done)
 
     def _run(self, state: _SlotState, work: Work, request: Request) -> TestRun:
         slot = state.slot

@@ -58,6 +58,7 @@ START = (
 )
 RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": f"{WORK}/b", "TMPDIR": f"{WORK}/b"}
 PING_TIMEOUT_S = 3
+POLL_S = 0.5
 
 
 def connect(timeout: int = 60, pool_size: int = 10) -> Any:
@@ -145,6 +146,7 @@ class DockerChannel:
         self.sock: socket.socket = getattr(sock, "_sock", sock)
         self.buf = bytearray()
         self.eof = False
+        self.stopped = False
         self.code: int | None = None
 
     def send(self, data: bytes) -> None:
@@ -172,11 +174,13 @@ class DockerChannel:
             left = deadline - time.monotonic()
             if left <= 0:
                 return 0, b""
-            self.sock.settimeout(left)
+            if self.stopped:
+                return None
             try:
+                self.sock.settimeout(min(left, POLL_S))
                 data = self.sock.recv(1 << 16)
             except TimeoutError:
-                return 0, b""
+                continue
             except OSError:
                 data = b""
             if not data:
@@ -185,7 +189,9 @@ class DockerChannel:
 
     def stop(self) -> None:
         # Closing the socket does not end the exec: the next runner's start kills what is left.
-        # shutdown() first: it wakes a thread blocked reading this socket, which close() does not.
+        # shutdown() first: it wakes a thread blocked reading this socket, which close() does not;
+        # and the reader looks at `stopped` at least every POLL_S, should the wake-up not come.
+        self.stopped = True
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
@@ -226,6 +232,7 @@ class DockerSlot:
         self.container: Any = None
         self.volume: Any = None
         self.current: DockerChannel | None = None
+        self.channels: list[DockerChannel] = []
         self.idle_pid = ""
 
     def _create(self) -> None:
@@ -278,7 +285,11 @@ class DockerSlot:
 
     def open(self) -> OpenChannel:
         if self.container is None:
-            self._create()
+            # Under the sandbox's lock, so that no container is made after close() swept them.
+            with self.sandbox.lock:
+                if self.sandbox.closed:
+                    raise SandboxError("the Docker sandbox is closed")
+                self._create()
         api = self.sandbox.client.api
         try:
             exec_id = api.exec_create(
@@ -295,6 +306,8 @@ class DockerSlot:
         except (APIError, DockerException) as e:
             raise SandboxError(f"the test process could not start in the Docker sandbox ({_short(e)})") from None
         self.current = DockerChannel(self.sandbox.client, exec_id, sock)
+        self.channels.append(self.current)
+        del self.channels[:-4]  # the older ones were stopped when their answer ended
         return self.current
 
     def base(self, work: Work) -> str:
@@ -309,8 +322,8 @@ class DockerSlot:
         self.sandbox.remove(container, volume)
 
     def close(self) -> None:
-        if self.current is not None:
-            self.current.stop()
+        for channel in self.channels:
+            channel.stop()
         self.retire()
 
 
@@ -332,7 +345,8 @@ class DockerSandbox:
     def __init__(self, settings: Settings, client: Any) -> None:
         self.settings = settings
         self.client = client
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
+        self.closed = False
         self._payload: tuple[bytes, int] | None = None
         self.slots = 0
         self.warnings: list[str] = []
@@ -371,6 +385,8 @@ class DockerSandbox:
 
     def close(self) -> list[str]:
         """Everything labelled with this session's run id, whatever slot made it."""
+        with self.lock:
+            self.closed = True
         selector = {"label": f"{LABEL}={self.settings.run_id}"}
         try:
             for c in self.client.containers.list(all=True, filters=selector):

@@ -12,6 +12,7 @@ import selectors
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Callable
 
 from skill_be.codetests import harness
@@ -23,6 +24,7 @@ NOTE = (
     "to isolate it."
 )
 # What Node and the OS need; nothing else of skill-be's environment reaches the answer's code.
+POLL_S = 0.5  # how often a reader looks whether another thread stopped its channel
 KEPT_VARIABLES = ("PATH", "SYSTEMROOT", "SystemRoot", "WINDIR", "COMSPEC", "PATHEXT", "LANG", "LC_ALL")
 
 
@@ -43,6 +45,7 @@ class ProcessChannel:
         self.selector.register(proc.stdout, selectors.EVENT_READ, 1)
         self.selector.register(proc.stderr, selectors.EVENT_READ, 2)
         self.open_streams = 2
+        self.stopped = False
 
     def send(self, data: bytes) -> None:
         assert self.proc.stdin is not None
@@ -50,10 +53,16 @@ class ProcessChannel:
         self.proc.stdin.flush()
 
     def read(self, timeout: float) -> tuple[int, bytes] | None:
+        deadline = time.monotonic() + timeout
         while self.open_streams:
-            events = self.selector.select(max(0.0, timeout))
-            if not events:
+            if self.stopped:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return 0, b""
+            events = self.selector.select(min(left, POLL_S))
+            if not events:
+                continue
             key, _ = events[0]
             data = os.read(key.fd, 1 << 16)
             if data:
@@ -63,6 +72,7 @@ class ProcessChannel:
         return None
 
     def stop(self) -> None:
+        self.stopped = True
         # The runner leads its own session: its group holds whatever the answer started.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
@@ -88,11 +98,14 @@ class ProcessChannel:
 
 
 class ProcessSlot:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, sandbox: ProcessSandbox, settings: Settings) -> None:
+        self.sandbox = sandbox
         self.settings = settings
         self.current: ProcessChannel | None = None
 
     def open(self) -> OpenChannel:
+        if self.sandbox.closed:
+            raise SandboxError("the process runner is closed")
         folder = str(self.settings.works[0].folder) if self.settings.works else os.getcwd()
         try:
             proc = subprocess.Popen(
@@ -128,14 +141,16 @@ class ProcessSandbox:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self.closed = False
 
     def new_slot(self) -> ProcessSlot:
-        return ProcessSlot(self.settings)
+        return ProcessSlot(self, self.settings)
 
     def describe(self) -> dict[str, object]:
         return {"sandbox": "process", "node": self.settings.node}
 
     def close(self) -> list[str]:
+        self.closed = True
         return []
 
 
