@@ -105,7 +105,9 @@ class _Run:
         name = run.skill.name
         report = skill_report(run, self.header)
         self.reports.append(self.run_dir.write_report(name, report))
+        self.progress.clear()  # on a terminal, the report must not start on the status line
         print(report, flush=True)
+        self.progress.redraw()
         self.progress.skill_finished(run.skill, run.seconds)
         self.verdicts[name] = run.gate.ready
         self.summaries[name] = skill_summary(run, self.labels, fingerprint, self.output_file(name), self.run_dir.path)

@@ -51,6 +51,17 @@ class Progress:
         text = f"{self.reps_done}/{self.reps_total} reps · {elapsed:.0f}s · {self.current}"
         return f"\x1b[2m{text}\x1b[0m" if self.color else text
 
+    def clear(self) -> None:
+        """Take the status line away, so that something else (the report on stdout) can print."""
+        if self.live:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+    def redraw(self) -> None:
+        if self.live:
+            self.stream.write(self._status())
+            self.stream.flush()
+
     def skill_started(self, skill: Skill, models: int, reps: int, concurrency: int) -> None:
         n = len(skill.evals.scenarios)
         self.reps_total += n * models * reps
@@ -73,6 +84,4 @@ class Progress:
         self._print(f"{skill.name}: finished in {seconds:.1f}s")
 
     def close(self) -> None:
-        if self.live:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+        self.clear()

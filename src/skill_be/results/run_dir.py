@@ -30,6 +30,14 @@ class RunDir:
         self.redact = redact
 
     def create(self) -> None:
+        """A new folder; a run started in the same millisecond as another gets a suffix."""
+        base = self.path
+        for n in range(2, 100):
+            try:
+                self.path.mkdir(parents=True, exist_ok=False)
+                return
+            except FileExistsError:
+                self.path = base.with_name(f"{base.name}-{n}")
         self.path.mkdir(parents=True, exist_ok=False)
 
     def output_dir(self, skill: str, scenario: str, model: str) -> Path:

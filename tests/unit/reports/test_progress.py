@@ -76,3 +76,13 @@ def test_live_status_line_on_a_terminal(monkeypatch: pytest.MonkeyPatch, no_colo
     assert ("\x1b[2m" in text) is (not no_color)
     p.close()
     assert buf.getvalue().endswith("\r\x1b[K")
+
+
+def test_clear_and_redraw_leave_the_terminal_clean_for_stdout() -> None:
+    buf = io.StringIO()
+    p = Progress(buf, live=True)
+    p.skill_started(SKILL, 1, 2, 4)
+    p.clear()
+    assert buf.getvalue().endswith("\r\x1b[K")
+    p.redraw()
+    assert buf.getvalue().endswith("· money") or "· money" in buf.getvalue().rsplit("\r\x1b[K", 1)[1]
