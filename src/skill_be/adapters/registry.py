@@ -34,6 +34,9 @@ class AdapterEnv:
     label: str = ""
 
 
+JS_SUFFIXES = (".js", ".mjs", ".cjs")
+
+
 class AdapterRegistry:
     def __init__(self, modules: Mapping[str, str] = BUILTINS) -> None:
         self._modules = dict(modules)
@@ -49,13 +52,22 @@ class AdapterRegistry:
             module = importlib.import_module(self._modules[name])
             adapter: Adapter = module.create(entry, env)
             return adapter
-        if name.endswith(".py") or "/" in name or name.startswith("."):
-            from skill_be.adapters.python_module import create as create_module
+        if name.endswith(".py"):
+            from skill_be.adapters.python_module import create as create_python
 
-            return create_module(entry, env)
+            return create_python(entry, env)
+        if name.endswith(JS_SUFFIXES):
+            from skill_be.adapters.js_module import create as create_js
+
+            return create_js(entry, env)
+        if "/" in name or name.startswith("."):
+            raise entry.where.key("adapter").error(
+                f'"{name}" is not an adapter module skill-be can load; name a Python file (.py) or a JavaScript '
+                "module (.js, .mjs, .cjs)"
+            )
         raise entry.where.key("adapter").error(
             f'unknown adapter "{name}"{did_you_mean(name, self._modules)}; use one of {", ".join(self.names)} '
-            "or a path to your own adapter module (a .py file)"
+            "or a path to your own adapter module (.py, or .js/.mjs/.cjs as in the Node tool)"
         )
 
 

@@ -143,3 +143,41 @@ print("VERDICTS:\\n1: YES")
     first_grade = min(float(t) for kind, what, t in events if kind == "start" and what == "grade")
     last_gen = max(float(t) for kind, what, t in events if kind == "start" and what == "gen")
     assert first_grade < last_gen  # grading did not wait for every generation
+
+
+def test_a_javascript_adapter_module_works_as_in_the_node_tool(tmp_path: Path) -> None:
+    write(
+        tmp_path / "my-adapter.mjs",
+        """
+        import { writeFileSync } from 'node:fs';
+        export default async function (prompt, { settings, timeoutMs, cwd }) {
+          writeFileSync(`${cwd}/js-seen.json`, JSON.stringify({ settings, timeoutMs, cwd }));
+          if (prompt.includes('LIBRARY DOCS')) return 'allocate';
+          throw new Error('no skill, no answer');
+        }
+        """,
+    )
+    root = project(
+        tmp_path, skills={"money": SC}, config={"model": {"adapter": "./my-adapter.mjs", "id": "js", "x": 1}}
+    )
+    r = run(root, "run")
+    import json
+
+    seen = json.loads((root / "js-seen.json").read_text())
+    assert seen == {
+        "settings": {"adapter": "./my-adapter.mjs", "id": "js", "x": 1},
+        "timeoutMs": 120000,
+        "cwd": str(root),
+    }
+    assert "the generation failed (no skill, no answer)" in r.stdout
+    assert table_rows(r.stdout) == [["Uses allocate", "0%", "100%", "+100pp"]]
+
+
+def test_a_javascript_module_without_a_default_function_cannot_start(tmp_path: Path) -> None:
+    write(tmp_path / "bad.js", "export const nope = 1;\n")
+    write(tmp_path / "package.json", '{"type": "module"}\n')
+    root = project(tmp_path, skills={"money": SC}, config={"model": {"adapter": "./bad.js", "id": "js"}})
+    r = run(root, "run")
+    assert r.code == 2
+    assert r.stderr.strip().endswith("bad.js has no default export that is a function")
+    assert not (root / ".skill-be").exists()
