@@ -49,6 +49,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reps", type=_positive, metavar="<n>", help="generations per arm per scenario, for this run")
     p.add_argument("--concurrency", type=_positive, metavar="<n>", help="model calls in flight at once, for this run")
     p.add_argument("--keep-deps", action="store_true", help="keep the installed test packages in .skill-be/deps")
+    p.add_argument("--html", action="store_true", help="also write results.html beside summary.json, with every answer")
 
 
 def _check_options(p: argparse.ArgumentParser) -> None:

@@ -40,8 +40,9 @@ def main(
     reps: int | None = None,
     concurrency: int | None = None,
     keep_deps: bool = False,
+    html: bool = False,
 ) -> int:
-    return asyncio.run(_interruptible(lambda: _run(config_path, list(skills), reps, concurrency, keep_deps)))
+    return asyncio.run(_interruptible(lambda: _run(config_path, list(skills), reps, concurrency, keep_deps, html)))
 
 
 async def _interruptible(work: Callable[[], Awaitable[T]]) -> T:
@@ -85,10 +86,23 @@ class _Run:
     reports: list[Path] = field(default_factory=list)
     verdicts: dict[str, bool] = field(default_factory=dict)
     meta: dict[str, object] = field(default_factory=dict)
+    html: bool = False
+    texts: dict[str, str] = field(default_factory=dict)  # for results.html: answers by output file
+    replies: dict[str, list[str]] = field(default_factory=dict)  # and each grading's last reply
 
     # The engine's listener: files and progress as each output and rep finishes.
     def output_done(self, skill: Skill, output: Output, lines: ScenarioLines) -> None:
         self.run_dir.write_output(skill.name, output)
+        if self.html:
+            file = self.output_file(skill.name)(output)
+            key = (
+                file.relative_to(self.run_dir.path).as_posix()
+                if file
+                else f"{skill.name}/{output.scenario}/{output.model}/{output.rep}/{output.arm}"
+            )
+            if output.text is not None:
+                self.texts[key] = output.text
+            self.replies[key] = [g.replies[-1] if g.replies else "" for g in output.gradings]
         self.progress.output_done(skill, output, lines, self.reps)
 
     def rep_done(self, skill: Skill, scenario: str, model: str, rep: int, done: int, total: int) -> None:
@@ -124,7 +138,12 @@ class _Run:
 
     def write_summary(self, checks: Sequence[CheckOutcome] | None) -> Path:
         ordered = {s.name: self.summaries[s.name] for s in self.project.skills if s.name in self.summaries}
-        return self.run_dir.write_summary(run_summary(self.meta, ordered, checks))
+        doc = run_summary(self.meta, ordered, checks)
+        if self.html:
+            from skill_be.reports.html import render_html
+
+            self.run_dir.write_page("results.html", render_html(doc, self.texts, self.replies))
+        return self.run_dir.write_summary(doc)
 
 
 def _build_models(config: Config, env: AdapterEnv, registry: AdapterRegistry) -> list[Model]:
@@ -156,7 +175,9 @@ async def _open_code_tests(project: Project, keep_deps: bool) -> tuple[CodeTests
     return cast(CodeTests, session), cast(Callable[[], Awaitable[None]], session.close)
 
 
-async def _run(config_path: Path, names: list[str], reps: int | None, concurrency: int | None, keep_deps: bool) -> int:
+async def _run(
+    config_path: Path, names: list[str], reps: int | None, concurrency: int | None, keep_deps: bool, html: bool
+) -> int:
     project = load_project(config_path, names, warn=warn)
     config = project.config
     previous = read_result_file(config.result_file)  # a broken one stops the run before any call
@@ -214,6 +235,7 @@ async def _run(config_path: Path, names: list[str], reps: int | None, concurrenc
             progress=Progress(),
             reps=settings.reps,
             results=dict(previous.skills) if previous else {},
+            html=html,
         )
         state.meta = {
             "startedAt": started.isoformat(timespec="milliseconds"),
@@ -260,7 +282,10 @@ def _closing(state: _Run, outcomes: Sequence[CheckOutcome], summary: Path) -> in
         if c.blocks:
             blockers.append(c.blocker)
     lines.append("Written:")
-    lines += [f"  {shown(p)}" for p in [*state.reports, summary, state.project.config.result_file]]
+    written = [*state.reports, summary]
+    if state.html:
+        written.append(state.run_dir.path / "results.html")
+    lines += [f"  {shown(p)}" for p in [*written, state.project.config.result_file]]
     lines.append(result_line(blockers))
     print("\n".join(lines), flush=True)
     sys.stdout.flush()

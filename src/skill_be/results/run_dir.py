@@ -69,6 +69,11 @@ class RunDir:
         write_atomic(path, self.redact(text))
         return path
 
+    def write_page(self, name: str, text: str) -> Path:
+        path = self.path / name
+        write_atomic(path, self.redact(text))
+        return path
+
     def write_summary(self, doc: Mapping[str, object]) -> Path:
         path = self.path / "summary.json"
         write_atomic(path, self.redact(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")

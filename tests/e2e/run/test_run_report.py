@@ -162,3 +162,26 @@ def test_unknown_skill_name_is_a_usage_error(tmp_path: Path) -> None:
     assert r.code == 2
     assert 'skill "nope"' in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "skill-be.result.json").exists()
+
+
+def test_html_page_holds_every_answer_escaped_and_loads_nothing(tmp_path: Path) -> None:
+    model = """
+import sys
+p = sys.stdin.read()
+print("allocate <script>alert('x')</script>" if "LIBRARY DOCS" in p else "plain <img src=x onerror=alert(1)>")
+"""
+    root = project(tmp_path, model=model)
+    r = run(root, "run", "--html")
+    assert r.code == 0, r.stderr
+    page = (r.run_dir() / "results.html").read_text()
+    assert "results.html" in r.stdout.split("Written:")[1]
+    for tag in ("<script", "<img", "<link", "<iframe", "http://", "https://"):
+        assert tag not in page, tag
+    assert "allocate &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in page
+    assert "READY" in page and "Uses allocate" in page and "VERDICTS:" in page
+    assert page.count('class="arm-baseline"') == 2 and page.count('class="arm-with-skill"') == 2
+
+
+def test_without_html_no_page_is_written(tmp_path: Path) -> None:
+    r = run(project(tmp_path), "run")
+    assert not (r.run_dir() / "results.html").exists()
