@@ -56,6 +56,23 @@ def _check_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the problems as JSON, with files and lines")
 
 
+def _triage_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("skills", nargs="*", metavar="skill", help="the skills to triage (default: every skill)")
+    p.add_argument("--below", type=_percent, metavar="<pct>", help="also triage lines under pct%% with the skill")
+    p.add_argument("--samples", type=_positive, default=2, metavar="<n>", help="fresh samples per failure (default: 2)")
+    p.add_argument("--keep-deps", action="store_true", help="keep the installed test packages in .skill-be/deps")
+
+
+def _percent(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 100:
+        raise argparse.ArgumentTypeError(f'must be a whole percentage from 0 to 100, not "{text}"')
+    return n
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "run",
@@ -80,6 +97,14 @@ COMMANDS: tuple[Command, ...] = (
         "Runs the typecheck and coverage checks, parses the code tests and warns about hint words.",
         _check_options,
         "skill_be.commands.check",
+    ),
+    Command(
+        "triage",
+        "triage [skill...]",
+        "Proposes a classification for each failing criterion or code test of the latest run,\n"
+        "from fresh with-skill samples. Never blocks.",
+        _triage_options,
+        "skill_be.commands.triage",
     ),
 )
 
