@@ -9,7 +9,6 @@ from pathlib import Path
 
 from skill_be.adapters.base import Adapter
 from skill_be.adapters.credentials import Redactor
-from skill_be.errors import ConfigError
 from skill_be.project.config import AdapterEntry
 from skill_be.project.where import did_you_mean
 
@@ -83,7 +82,3 @@ def check_unique(entries: list[AdapterEntry]) -> None:
         if label in seen:
             raise e.where.error(f'the same model as {seen[label].where.path} ("{label}"); list each model once')
         seen[label] = e
-
-
-def not_found(entry: AdapterEntry, what: str) -> ConfigError:
-    return entry.where.error(what)

@@ -42,10 +42,10 @@ def main(
     keep_deps: bool = False,
     html: bool = False,
 ) -> int:
-    return asyncio.run(_interruptible(lambda: _run(config_path, list(skills), reps, concurrency, keep_deps, html)))
+    return asyncio.run(interruptible(lambda: _run(config_path, list(skills), reps, concurrency, keep_deps, html)))
 
 
-async def _interruptible(work: Callable[[], Awaitable[T]]) -> T:
+async def interruptible(work: Callable[[], Awaitable[T]]) -> T:
     """SIGINT and SIGTERM cancel the work: every call in flight is killed on the way out, then the
     command exits 130 or 143. Skills that finished are already written."""
     loop = asyncio.get_running_loop()
@@ -146,7 +146,7 @@ class _Run:
         return self.run_dir.write_summary(doc)
 
 
-def _build_models(config: Config, env: AdapterEnv, registry: AdapterRegistry) -> list[Model]:
+def build_models(config: Config, env: AdapterEnv, registry: AdapterRegistry) -> list[Model]:
     entries = list(config.models)
     check_unique(entries)
     return [
@@ -155,7 +155,7 @@ def _build_models(config: Config, env: AdapterEnv, registry: AdapterRegistry) ->
     ]
 
 
-async def _preflight(entries: Sequence[AdapterEntry], models: Sequence[Model], env: AdapterEnv) -> None:
+async def preflight(entries: Sequence[AdapterEntry], models: Sequence[Model], env: AdapterEnv) -> None:
     """Before the first model call: credentials hold (the CI rule) and every adapter can start."""
     for entry in entries:
         env.redactor.add(api_key(entry, env.environ))
@@ -163,7 +163,7 @@ async def _preflight(entries: Sequence[AdapterEntry], models: Sequence[Model], e
         await m.adapter.preflight()
 
 
-async def _open_code_tests(project: Project, keep_deps: bool) -> tuple[CodeTests | None, Callable[[], Awaitable[None]]]:
+async def open_code_tests(project: Project, keep_deps: bool) -> tuple[CodeTests | None, Callable[[], Awaitable[None]]]:
     async def nothing() -> None:
         return None
 
@@ -190,7 +190,7 @@ async def _run(
     redactor = Redactor()
     env = AdapterEnv(root=config.root, environ=dict(os.environ), redactor=redactor)
     registry = AdapterRegistry()
-    models = _build_models(config, env, registry)
+    models = build_models(config, env, registry)
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
     grader = (
         Model(
@@ -201,7 +201,7 @@ async def _run(
         else None
     )
     entries = [*config.models, *([config.grader] if graded else [])]
-    await _preflight(entries, [*models, *([grader] if grader else [])], env)
+    await preflight(entries, [*models, *([grader] if grader else [])], env)
 
     settings = Settings(
         reps=reps or config.reps,
@@ -223,7 +223,7 @@ async def _run(
         grader=config.grader.id,
         grader_adapter=config.grader.adapter,
     )
-    tests, close_tests = await _open_code_tests(project, keep_deps)
+    tests, close_tests = await open_code_tests(project, keep_deps)
     try:
         run_dir = RunDir(config.results, started, redactor)
         run_dir.create()

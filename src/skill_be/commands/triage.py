@@ -14,7 +14,7 @@ from skill_be.adapters.base import CallContext
 from skill_be.adapters.credentials import Redactor
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry
 from skill_be.commands.common import warn
-from skill_be.commands.run import _build_models, _interruptible, _open_code_tests, _preflight
+from skill_be.commands.run import build_models, interruptible, open_code_tests, preflight
 from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.prompts import DEFAULT_GRADER_RULES, WITH_SKILL, grader_prompt, model_prompt
 from skill_be.engine.runner import CodeTests, Model
@@ -33,7 +33,7 @@ REASONS = "\n- Before the VERDICTS: line, give one short reason for each criteri
 def main(
     config_path: Path, skills: Sequence[str] = (), below: int | None = None, samples: int = 2, keep_deps: bool = False
 ) -> int:
-    return asyncio.run(_interruptible(lambda: _triage(config_path, list(skills), below, samples, keep_deps)))
+    return asyncio.run(interruptible(lambda: _triage(config_path, list(skills), below, samples, keep_deps)))
 
 
 def latest_run(results: Path) -> Path:
@@ -128,7 +128,7 @@ async def _triage(config_path: Path, names: list[str], below: int | None, sample
     redactor = Redactor()
     env = AdapterEnv(root=config.root, environ=dict(os.environ), redactor=redactor)
     registry = AdapterRegistry()
-    models = {m.label: m for m in _build_models(config, env, registry)} if todo else {}
+    models = {m.label: m for m in build_models(config, env, registry)} if todo else {}
     needs_grader = any(not f.is_test for f in todo)
     grader = Model(config.grader.id, registry.create(config.grader, env)) if needs_grader else None
     classifier = (
@@ -141,13 +141,13 @@ async def _triage(config_path: Path, names: list[str], below: int | None, sample
         *([config.grader] if grader else []),
         *([config.triage_model] if classifier and config.triage_model else []),
     ]
-    await _preflight(
+    await preflight(
         entries, [*models.values(), *([grader] if grader else []), *([classifier] if classifier else [])], env
     )
     tested = project._replace(
         skills=tuple(s for s in project.skills if any(f.is_test and f.skill == s.name for f in todo))
     )
-    tests, close_tests = await _open_code_tests(tested, keep_deps)
+    tests, close_tests = await open_code_tests(tested, keep_deps)
     try:
         t = _Triage(project, models, grader, classifier, tests, config.concurrency, samples)
         results = list(await asyncio.gather(*(t.one(f) for f in todo)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -226,7 +226,3 @@ class Engine:
         out.tests = run
         if run.error:
             out.errors.append(f"{where}: the code tests could not run ({self.redact(run.error)}); its tests count as 0")
-
-
-def describe_models(models: Sequence[Model]) -> list[Mapping[str, object]]:
-    return [{"label": m.label, **m.adapter.describe()} for m in models]
