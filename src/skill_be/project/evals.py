@@ -16,7 +16,7 @@ FILE_KEYS = ("skill", "scenarios", "$schema")
 SCENARIO_KEYS = ("id", "critical", "prompt", "criteria", "output")
 MAX_DESCRIPTION = 200
 _IDENTIFIER = re.compile(r"^[^\W\d]\w*$|^[$_A-Za-z][$\w]*$")
-_JS_RESERVED = frozenset(
+JS_RESERVED = frozenset(
     [
         "break",
         "case",
@@ -166,7 +166,7 @@ def _output(value: object, where: Where) -> tuple[tuple[str, str], ...]:
         raise where.error('must name at least "result", the export the tests are written against')
     fields: list[tuple[str, str]] = []
     for key, desc in m.items():
-        if not _IDENTIFIER.match(key) or key in _JS_RESERVED:
+        if not _IDENTIFIER.match(key) or key in JS_RESERVED:
             raise where.error(f'"{key}" is not a name a module can export; use a JavaScript identifier')
         text = v.string(desc, where.key(key))
         if len(text) > MAX_DESCRIPTION:

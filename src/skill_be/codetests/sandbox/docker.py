@@ -364,20 +364,15 @@ class DockerSandbox:
         return DockerSlot(self, n)
 
     def remove(self, container: Any, volume: Any) -> None:
-        if container is not None:
+        for kind, thing in (("container", container), ("volume", volume)):
+            if thing is None:
+                continue
             try:
-                container.remove(force=True)
+                thing.remove(force=True)
             except NotFound:
                 pass
             except DockerException as e:
-                self.warnings.append(f"warning: could not remove Docker container {container.name} ({_short(e)})")
-        if volume is not None:
-            try:
-                volume.remove(force=True)
-            except NotFound:
-                pass
-            except DockerException as e:
-                self.warnings.append(f"warning: could not remove Docker volume {volume.name} ({_short(e)})")
+                self.warnings.append(f"warning: could not remove Docker {kind} {thing.name} ({_short(e)})")
 
     def describe(self) -> dict[str, object]:
         s = self.settings
