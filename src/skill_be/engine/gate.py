@@ -25,6 +25,11 @@ class LineScore:
     model: str
     baseline: int
     with_skill: int
+    # The counts behind the two percents: reps that passed and reps counted, per arm.
+    baseline_passed: int = 0
+    baseline_total: int = 0
+    with_skill_passed: int = 0
+    with_skill_total: int = 0
 
     @property
     def delta(self) -> int:
@@ -49,14 +54,20 @@ def score_lines(lines: ScenarioLines, model: str, outputs: Sequence[Output]) -> 
     for i, (label, kind) in enumerate(lines.labels):
         base = by_arm[BASELINE]
         skill = by_arm[WITH_SKILL]
+        base_passed = sum(p[i] for p in base)
+        skill_passed = sum(p[i] for p in skill)
         scores.append(
             LineScore(
                 scenario=lines.scenario.id,
                 line=label,
                 kind=kind,
                 model=model,
-                baseline=percent(sum(p[i] for p in base), len(base)),
-                with_skill=percent(sum(p[i] for p in skill), len(skill)),
+                baseline=percent(base_passed, len(base)),
+                with_skill=percent(skill_passed, len(skill)),
+                baseline_passed=base_passed,
+                baseline_total=len(base),
+                with_skill_passed=skill_passed,
+                with_skill_total=len(skill),
             )
         )
     return scores

@@ -30,7 +30,7 @@ TOP_KEYS = (
     "results", "resultFile", "withSkillTemplate", "graderPrompt", "gate", "checks", "triage",
     "tests", "codeTests",
 )  # fmt: skip
-GATE_KEYS = ("regressionOnCritical", "blockOnZero", "blockOnErrors")
+GATE_KEYS = ("regressionOnCritical", "blockOnZero", "blockOnErrors", "rule", "margin", "inconclusive", "topUpReps")
 CHECKS_KEYS = ("typecheck", "coverage")
 TYPECHECK_KEYS = ("library", "preludes", "blocking", "command", "preset", "mypy")
 COVERAGE_KEYS = ("entry", "ignore", "blocking", "command", "preset")
@@ -62,6 +62,10 @@ class GateConfig(NamedTuple):
     regression_on_critical: bool = True
     block_on_zero: bool = True
     block_on_errors: bool = True
+    rule: str = "strict"  # strict (the reference's) | evidence (weighs the intervals)
+    margin: float = 30.0  # percentage points: a harm this large is what `evidence` must rule out
+    inconclusive: str = "pass"  # pass | block: what an inconclusive line or scenario does to the verdict
+    top_up_reps: int = 20  # the most reps --top-up may bring an inconclusive scenario to
 
 
 class TypecheckConfig(NamedTuple):
@@ -232,7 +236,31 @@ def _gate(value: object, where: Where) -> GateConfig:
         regression_on_critical=_bool(m, "regressionOnCritical", where, True),
         block_on_zero=_bool(m, "blockOnZero", where, True),
         block_on_errors=_bool(m, "blockOnErrors", where, True),
+        rule=_choice(m, "rule", where, ("strict", "evidence"), "strict"),
+        margin=_margin(m, where),
+        inconclusive=_choice(m, "inconclusive", where, ("pass", "block"), "pass"),
+        top_up_reps=20 if m.get("topUpReps") is None else v.positive_int(m["topUpReps"], where.key("topUpReps")),
     )
+
+
+def _choice(m: Mapping[str, object], key: str, where: Where, choices: tuple[str, ...], default: str) -> str:
+    if m.get(key) is None:
+        return default
+    value = v.string(m[key], where.key(key))
+    if value not in choices:
+        raise where.key(key).error(
+            f'unknown value "{value}"{v.did_you_mean(value, choices)}; use {" or ".join(choices)}'
+        )
+    return value
+
+
+def _margin(m: Mapping[str, object], where: Where) -> float:
+    if m.get("margin") is None:
+        return 30.0
+    value = v.positive_number(m["margin"], where.key("margin"))
+    if value > 100:
+        raise where.key("margin").error(f"must be at most 100 percentage points, not {value:g}")
+    return value
 
 
 def _bool(m: Mapping[str, object], key: str, where: Where, default: bool) -> bool:
