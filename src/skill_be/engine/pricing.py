@@ -1,0 +1,291 @@
+"""What a run costs: the dry run's plan (calls, cache hits, estimated tokens and money) and, after a
+real run, the tokens and cost per arm.
+
+Token estimates: a prompt's characters / 4 (a common rule of thumb for English and code); before an
+answer exists, 500 output tokens per answer and 200 per grading, and the grading prompt is estimated
+with a 2,000-character answer. Where an adapter reports tokens, a real run uses them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple, Protocol
+
+from skill_be.adapters.base import Answer, Usage
+from skill_be.engine.cache import generation_key, grading_key
+from skill_be.engine.prompts import ARMS, grader_prompt, model_prompt
+from skill_be.project import where as v
+from skill_be.project.loader import Skill
+from skill_be.project.where import Where
+
+CHARS_PER_TOKEN = 4
+ANSWER_TOKENS = 500  # output tokens of one answer, before it exists
+GRADING_TOKENS = 200  # output tokens of one grading reply
+ANSWER_CHARS = ANSWER_TOKENS * CHARS_PER_TOKEN  # an answer's size in a grading prompt, before it exists
+PRICE_KEYS = ("input", "output")
+
+
+class Price(NamedTuple):
+    """US dollars per million tokens."""
+
+    input: float
+    output: float
+
+
+def parse_pricing(value: object, where: Where) -> dict[str, Price]:
+    """`pricing:` maps a model id to `{input: <$ per million input tokens>, output: <$ per million output>}`."""
+    if not isinstance(value, dict):
+        raise where.error(
+            f"must map each model id to its prices, such as claude-sonnet-4-5: {{input: 3, output: 15}} "
+            f"(US dollars per million tokens), not {v.type_name(value)}"
+        )
+    prices: dict[str, Price] = {}
+    for model, entry in value.items():
+        w = where.key(str(model))
+        m = v.mapping(entry, w, PRICE_KEYS)
+        amounts: list[float] = []
+        for key in PRICE_KEYS:
+            if m.get(key) is None:
+                raise w.error(f'missing required key "{key}" (US dollars per million {key} tokens)')
+            amount = m[key]
+            if isinstance(amount, bool) or not isinstance(amount, int | float) or amount < 0:
+                raise w.key(key).error(f"must be a number of US dollars, 0 or more, not {v.type_name(amount)}")
+            amounts.append(float(amount))
+        prices[str(model)] = Price(amounts[0], amounts[1])
+    return prices
+
+
+def tokens_of(chars: int) -> int:
+    return (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+@dataclass
+class Tokens:
+    input: int = 0
+    output: int = 0
+
+    def add(self, i: int, o: int) -> None:
+        self.input += i
+        self.output += o
+
+    def cost(self, price: Price | None) -> float | None:
+        return None if price is None else (self.input * price.input + self.output * price.output) / 1e6
+
+
+def price_for(prices: Mapping[str, Price], label: str, model_id: str) -> Price | None:
+    """A model's price by its label (adapter:id when two entries share an id), else by its id."""
+    return prices.get(label) or prices.get(model_id)
+
+
+@dataclass
+class PlanCount:
+    """The calls one skill's run would make, and the tokens of those not in the cache, per model label."""
+
+    skill: str
+    generations: int = 0
+    gradings: int = 0
+    cached_generations: int = 0
+    cached_gradings: int = 0
+    tokens: dict[str, Tokens] = field(default_factory=dict)  # label -> tokens of the calls to make
+
+    @property
+    def calls(self) -> int:
+        return self.generations + self.gradings
+
+    @property
+    def cached(self) -> int:
+        return self.cached_generations + self.cached_gradings
+
+    def add_tokens(self, label: str, i: int, o: int) -> None:
+        self.tokens.setdefault(label, Tokens()).add(i, o)
+
+
+def _money(amount: float) -> str:
+    return f"${amount:,.4f}" if amount < 1 else f"${amount:,.2f}"
+
+
+def _counts(p: PlanCount) -> str:
+    return (
+        f"{p.generations} generations + {p.gradings} gradings = {p.calls} calls; "
+        f"the cache holds {p.cached}, {p.calls - p.cached} to make"
+    )
+
+
+def _token_words(tokens: Mapping[str, Tokens]) -> str:
+    total = Tokens()
+    for t in tokens.values():
+        total.add(t.input, t.output)
+    return f"about {total.input:,} input and {total.output:,} output tokens"
+
+
+def _cost(tokens: Mapping[str, Tokens], prices: Mapping[str, Price], ids: Mapping[str, str]) -> str | None:
+    """`$0.0123 (m1 $0.0100, judge $0.0023)`, or None when a model making calls has no price."""
+    parts: list[tuple[str, float]] = []
+    for label, t in tokens.items():
+        if t.input == 0 and t.output == 0:
+            continue
+        amount = t.cost(price_for(prices, label, ids.get(label, label)))
+        if amount is None:
+            return None
+        parts.append((label, amount))
+    total = sum(a for _, a in parts)
+    return f"{_money(total)} ({', '.join(f'{label} {_money(a)}' for label, a in parts)})" if parts else _money(0)
+
+
+def dry_run_lines(
+    plans: Sequence[PlanCount], prices: Mapping[str, Price], ids: Mapping[str, str], cache_on: bool
+) -> list[str]:
+    """What `run --dry-run` prints: per skill and in total, calls, cache hits, tokens and (with prices) cost."""
+    lines = ["Dry run: nothing is called; the plan of this run:"]
+    total = PlanCount(skill="Total")
+    for p in plans:
+        lines.append(f"  {p.skill}: {_counts(p)}; {_token_words(p.tokens)}")
+        total.generations += p.generations
+        total.gradings += p.gradings
+        total.cached_generations += p.cached_generations
+        total.cached_gradings += p.cached_gradings
+        for label, t in p.tokens.items():
+            total.add_tokens(label, t.input, t.output)
+    lines.append(f"  Total: {_counts(total)}; {_token_words(total.tokens)}")
+    if not cache_on:
+        lines.append("  The response cache is off (cache: true in skill-be.yaml or --cache turns it on).")
+    unpriced = sorted(
+        label for label, t in total.tokens.items() if t.input + t.output and not _has_price(prices, label, ids)
+    )
+    if prices and not unpriced:
+        lines.append(f"Estimated cost of the calls to make: {_cost(total.tokens, prices, ids)}")
+    elif prices:
+        lines.append(f"Estimated cost: no price in pricing for {', '.join(unpriced)}; add it to price the plan")
+    else:
+        lines.append(
+            "Estimated cost: add a pricing section to skill-be.yaml (US dollars per million tokens per model id)"
+        )
+    lines.append(
+        f"Tokens are estimated as prompt characters / {CHARS_PER_TOKEN}, with {ANSWER_TOKENS} output tokens per "
+        f"answer and {GRADING_TOKENS} per grading where the cache does not hold the answer yet."
+    )
+    return lines
+
+
+def _has_price(prices: Mapping[str, Price], label: str, ids: Mapping[str, str]) -> bool:
+    return price_for(prices, label, ids.get(label, label)) is not None
+
+
+# --- after a real run: tokens and cost per arm ----------------------------------------------------
+
+
+class OutputLike(Protocol):
+    @property
+    def arm(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def prompt_chars(self) -> int: ...
+    @property
+    def text(self) -> str | None: ...
+    @property
+    def usage(self) -> Usage | None: ...
+
+
+def output_tokens(o: OutputLike) -> tuple[int, int, bool]:
+    """(input, output, estimated): the adapter's counts where it reports them, else characters / 4."""
+    u = o.usage
+    if u is not None and u.input_tokens is not None and u.output_tokens is not None:
+        return u.input_tokens, u.output_tokens, False
+    return tokens_of(o.prompt_chars), tokens_of(len(o.text or "")), True
+
+
+def arm_costs(
+    outputs: Sequence[OutputLike], prices: Mapping[str, Price], ids: Mapping[str, str], arms: Sequence[str]
+) -> tuple[dict[str, Tokens], dict[str, float | None], bool]:
+    """Generation tokens and cost per arm, summed over the outputs; whether any count is estimated."""
+    tokens = {arm: Tokens() for arm in arms}
+    costs: dict[str, float | None] = {arm: 0.0 for arm in arms}
+    estimated = False
+    for o in outputs:
+        if o.text is None and o.usage is None:
+            continue  # a failed call: nothing known to price
+        i, out, est = output_tokens(o)
+        estimated |= est
+        tokens[o.arm].add(i, out)
+        price = price_for(prices, o.model, ids.get(o.model, o.model))
+        current = costs[o.arm]
+        costs[o.arm] = (
+            None if price is None or current is None else current + (i * price.input + out * price.output) / 1e6
+        )
+    return tokens, costs, estimated
+
+
+def cost_line(
+    outputs: Sequence[OutputLike], prices: Mapping[str, Price], ids: Mapping[str, str], baseline: str, with_skill: str
+) -> str:
+    """The report's line: `Cost (pricing in skill-be.yaml): baseline $0.0100, with skill $0.0300 (+$0.0200 for the
+    skill text).` Empty without prices, or when a model under test has none."""
+    if not prices:
+        return ""
+    _, costs, estimated = arm_costs(outputs, prices, ids, (baseline, with_skill))
+    base, skill = costs[baseline], costs[with_skill]
+    if base is None or skill is None:
+        return ""
+    note = " Tokens estimated from characters where the adapter reports none." if estimated else ""
+    return (
+        f"Cost (pricing in skill-be.yaml): baseline {_money(base)}, with skill {_money(skill)} "
+        f"({'+' if skill >= base else '-'}{_money(abs(skill - base))} for the skill text).{note}"
+    )
+
+
+# --- the dry run's plan ------------------------------------------------------------------------------
+
+
+class CacheLike(Protocol):
+    def peek(self, key: str) -> Answer | None: ...
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A model or the grader as the plan sees it: its label and its cache identity."""
+
+    label: str
+    identity: str
+
+
+def plan_skill(
+    skill: Skill,
+    models: Sequence[Caller],
+    grader: Caller | None,
+    reps: int,
+    gradings: int,
+    template: str,
+    grader_rules: str | None,
+    cache: CacheLike | None,
+) -> PlanCount:
+    """Every call a run of `skill` makes (the engine's plan: scenario x model x rep x arm, then `gradings`
+    gradings of each answer to a scenario with criteria), which of them the cache holds, and the estimated
+    tokens of the rest. A grading is known to be cached only when its answer is."""
+    plan = PlanCount(skill=skill.name)
+    for sc in skill.evals.scenarios:
+        graded = bool(sc.criteria) and grader is not None
+        for model in models:
+            for rep in range(1, reps + 1):
+                for arm in ARMS:
+                    prompt = model_prompt(sc, arm, skill.doc.text, template)
+                    plan.generations += 1
+                    answer = cache.peek(generation_key(model.identity, prompt, arm, rep)) if cache else None
+                    if answer is not None:
+                        plan.cached_generations += 1
+                    else:
+                        plan.add_tokens(model.label, tokens_of(len(prompt)), ANSWER_TOKENS)
+                    if not graded:
+                        continue
+                    assert grader is not None
+                    text = answer.text if answer is not None else "x" * ANSWER_CHARS
+                    g_prompt = grader_prompt(grader_rules, sc.criteria, text)
+                    for k in range(1, gradings + 1):
+                        plan.gradings += 1
+                        key = grading_key(grader.identity, g_prompt, rep, k, 1)
+                        if answer is not None and cache is not None and cache.peek(key) is not None:
+                            plan.cached_gradings += 1
+                        else:
+                            plan.add_tokens(grader.label, tokens_of(len(g_prompt)), GRADING_TOKENS)
+    return plan

@@ -1,0 +1,104 @@
+"""JUnit XML from summary.json's skills: a test suite per skill, a test case per line and model.
+
+A line that blocks the gate is a failure with the reason; an output that could not be generated,
+graded or tested is an error on its scenario's test cases; a "Release Gate" test case carries every
+blocking reason, so a rule without a line of its own still shows. The schema (Jenkins' junit-10.xsd,
+what CI test reporters read) has no properties on a test case: the scores go in the suite's properties
+and in each test case's system-out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from skill_be.reports.strings import signed
+
+GATE_CASE = "Release Gate"
+# Characters XML 1.0 cannot hold, even escaped: an answer's error text may carry them.
+_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _seconds(outputs: Sequence[Mapping[str, Any]]) -> float:
+    """The outputs' time: every generation and every grading of them."""
+    total = 0.0
+    for o in outputs:
+        total += float(o.get("seconds") or 0)
+        total += sum(float(g.get("seconds") or 0) for g in o.get("gradings") or ())
+    return total
+
+
+def _scores(x: Mapping[str, Any]) -> str:
+    return f"baseline {x['baseline']}%, with skill {x['withSkill']}%, delta {signed(int(x['delta']))}pp"
+
+
+def _suite(name: str, skill: Mapping[str, Any]) -> ET.Element:
+    gate = skill.get("gate") or {}
+    zero = {(z["scenario"], z["line"]) for z in gate.get("zero") or ()}
+    regressions = {(r["scenario"], r["model"], r["line"]): r for r in gate.get("regressions") or ()}
+    suite = ET.Element("testsuite", name=name)
+    props = ET.SubElement(suite, "properties")
+    ET.SubElement(props, "property", name="ready", value="true" if skill.get("ready") else "false")
+    cases: list[ET.Element] = []
+    total = 0.0
+    for sc in skill.get("scenarios") or ():
+        for model, m in (sc.get("models") or {}).items():
+            outputs = m.get("outputs") or []
+            seconds = _seconds(outputs)
+            total += seconds
+            problems = [e for o in outputs for e in o.get("errors") or ()]
+            for x in m.get("lines") or ():
+                line = x["line"]
+                ET.SubElement(props, "property", name=f"{sc['id']} / {line} / {model}", value=_scores(x))
+                case = ET.Element("testcase", name=f"{sc['id']} / {line}", classname=f"{name}.{model}")
+                case.set("time", f"{seconds:.3f}")
+                if (sc["id"], line) in zero:
+                    why = "universal 0%: it scored 0% with the skill on every model"
+                    ET.SubElement(case, "failure", message=why, type="universal-zero").text = why
+                reg = regressions.get((sc["id"], model, line))
+                if reg is not None:
+                    why = (
+                        f"regression on a critical scenario: {reg['baseline']}% → {reg['withSkill']}% "
+                        f"({signed(int(reg['withSkill']) - int(reg['baseline']))}pp)"
+                    )
+                    ET.SubElement(case, "failure", message=why, type="regression").text = why
+                if problems:
+                    ET.SubElement(
+                        case, "error", message=f"{len(problems)} error(s) in this scenario's outputs", type="error"
+                    ).text = "\n".join(problems)
+                ET.SubElement(case, "system-out").text = _scores(x)
+                cases.append(case)
+    gate_case = ET.Element("testcase", name=GATE_CASE, classname=name, time="0.000")
+    if not skill.get("ready"):
+        reasons = [str(r) for r in skill.get("reasons") or ()] or ["NOT READY"]
+        ET.SubElement(gate_case, "failure", message="NOT READY", type="gate").text = "\n".join(reasons)
+    cases.append(gate_case)
+    suite.extend(cases)
+    # A case counts once: as a failure when a rule blocks on it, else as an error when its outputs had any.
+    failed = sum(1 for c in cases if c.find("failure") is not None)
+    errored = sum(1 for c in cases if c.find("failure") is None and c.find("error") is not None)
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(failed))
+    suite.set("errors", str(errored))
+    suite.set("skipped", "0")
+    suite.set("time", f"{total:.3f}")
+    return suite
+
+
+def junit_xml(skills: Mapping[str, Any], name: str = "skill-be") -> str:
+    """The whole document: `skills` is summary.json's `skills` object, in its order."""
+    root = ET.Element("testsuites", name=name)
+    suites = [_suite(skill_name, skill) for skill_name, skill in skills.items()]
+    root.extend(suites)
+    for attr in ("tests", "failures", "errors"):
+        root.set(attr, str(sum(int(s.get(attr) or 0) for s in suites)))
+    root.set("time", f"{sum(float(s.get('time') or 0) for s in suites):.3f}")
+    for el in root.iter():
+        if el.text:
+            el.text = _INVALID.sub("\ufffd", el.text)
+        for k, val in el.attrib.items():
+            el.set(k, _INVALID.sub("\ufffd", val))
+    ET.indent(root, space="  ")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
