@@ -1,0 +1,292 @@
+"""The action's entrypoint: run the skill-be command, then the outputs, the job summary, the
+sticky comment and the check run. The exit code is always the command's (the gate's)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, NamedTuple
+
+from skill_be import __version__
+from skill_be.adapters.credentials import Redactor
+from skill_be.errors import UsageError
+from skill_be.github import gather, runner_files
+from skill_be.github.client import Client
+from skill_be.github.inputs import Context, Inputs, config_arg, read_context, read_inputs
+from skill_be.github.publish import publish
+from skill_be.reports.pr_comment import GateView, SkillView, render
+
+# Variables a child never needs: the action's inputs (the token among them) and the runner's own tokens.
+_CHILD_DROP_PREFIXES = ("INPUT_", "ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_")
+_CHILD_DROP = ("GITHUB_TOKEN", "GH_TOKEN")
+_LOG_LINES = 40
+
+
+class Finished(NamedTuple):
+    code: int
+    stdout: list[str]
+    stderr: list[str]
+
+
+def child_env(env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if not k.startswith(_CHILD_DROP_PREFIXES) and k not in _CHILD_DROP}
+
+
+def run_command(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str], redact: Redactor, echo: bool = True
+) -> Finished:
+    """Run skill-be as a child, its stdout and stderr passed through (redacted) and kept."""
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    )
+    out: list[str] = []
+    err: list[str] = []
+
+    def pump(src: IO[str], keep: list[str], dest: IO[str]) -> None:
+        for line in src:
+            clean = redact(line.rstrip("\n"))
+            keep.append(clean)
+            if echo:
+                print(clean, file=dest, flush=True)
+
+    assert proc.stdout is not None and proc.stderr is not None
+    threads = [
+        threading.Thread(target=pump, args=(proc.stdout, out, sys.stdout), daemon=True),
+        threading.Thread(target=pump, args=(proc.stderr, err, sys.stderr), daemon=True),
+    ]
+    for t in threads:
+        t.start()
+    code = proc.wait()
+    for t in threads:
+        t.join()
+    return Finished(code, out, err)
+
+
+def _secrets_of_config(config: Path, env: Mapping[str, str]) -> list[str]:
+    """Every apiKeyEnv value the config names, so no report or log line shows one."""
+    try:
+        from skill_be.project.config import load_config
+
+        cfg: Any = load_config(config)
+    except Exception:  # a broken config is the command's to report; here it only means no names
+        return []
+    entries = [*getattr(cfg, "models", ()), getattr(cfg, "grader", None), getattr(cfg, "triage_model", None)]
+    names = {e.settings.get("apiKeyEnv") for e in entries if e is not None and hasattr(e, "settings")}
+    return [env[n] for n in names if isinstance(n, str) and env.get(n)]
+
+
+def _result(done: Finished) -> str:
+    """pass, blocked, or error: exit code 1 counts as blocked only with the command's Result line
+    (a crash also exits 1, and must not read as a gate that blocked)."""
+    if done.code == 0:
+        return "pass"
+    if done.code == 1 and any(line.startswith("Result: blocked") for line in done.stdout):
+        return "blocked"
+    return "error"
+
+
+def _result_line(done: Finished) -> str:
+    for line in reversed(done.stdout):
+        if line.startswith("Result: "):
+            return line
+    for line in done.stderr:
+        if line.startswith("skill-be") or ": " in line:
+            return line
+    return f"skill-be exited with code {done.code}"
+
+
+def _project(config: Path) -> Any:
+    try:
+        from skill_be.project.loader import load_project
+
+        return load_project(config, warn=lambda _line: None)
+    except Exception:  # the command already said what is wrong with the project
+        return None
+
+
+def build_view(
+    inputs: Inputs, ctx: Context, cwd: Path, config: Path, done: Finished, checks_doc: Any
+) -> tuple[GateView, Path | None]:
+    """The gate's view of what the command did, and the run folder when `run` wrote one."""
+    project = _project(config) if done.code in (0, 1) else None
+    evals: dict[str, Path] = {s.name: s.eval_path for s in project.skills} if project else {}
+    skills: list[SkillView] = []
+    checks_raw: Any = checks_doc.get("checks") if isinstance(checks_doc, dict) else None
+    models: tuple[str, ...] = ()
+    reps: int | None = None
+    tokens: dict[str, tuple[int, int]] = {}
+    run_dir: Path | None = None
+    if inputs.command == "run":
+        written = [line.strip() for line in done.stdout if line.strip().endswith("summary.json")]
+        if written:
+            summary_path = cwd / written[-1]
+            run_dir = summary_path.parent
+            doc = gather.load_json_file(summary_path)
+            if isinstance(doc, dict):
+                skills = gather.skills_from_summary(doc, evals, ctx.workspace, cwd)
+                checks_raw = doc.get("checks")
+                models = tuple(str(m.get("label")) for m in doc.get("models") or [] if isinstance(m, dict))
+                reps = doc.get("reps") if isinstance(doc.get("reps"), int) else None
+                tokens = gather.tokens_of(doc)
+    elif inputs.command == "verify" and project is not None:
+        doc = gather.load_json_file(project.config.result_file)
+        names = [s.name for s in project.skills]
+        changed: dict[str, bool] = {}
+        entries: dict[str, Any] = doc["skills"] if isinstance(doc, dict) and isinstance(doc.get("skills"), dict) else {}
+        for s in project.skills:
+            e = entries.get(s.name)
+            changed[s.name] = not isinstance(e, dict) or e.get("fingerprint") != project.fingerprint(s)
+        if doc is not None:
+            skills = gather.skills_from_result_file(doc, names, changed, evals, ctx.workspace, cwd)
+            models = tuple(
+                dict.fromkeys(m for e in entries.values() if isinstance(e, dict) for m in e.get("models", []))
+            )
+    checks, problems = gather.checks_of(checks_raw, cwd, ctx.workspace)
+    view = GateView(
+        command=inputs.command,
+        result=_result(done),
+        result_line=_result_line(done),
+        skills=tuple(skills),
+        checks=tuple(checks),
+        problems=tuple(problems),
+        models=models,
+        reps=reps,
+        tokens=tokens,
+        run_url=ctx.run_url,
+        working_directory=inputs.working_directory,
+        config=config_arg(inputs.args),
+        log=tuple((done.stdout + done.stderr)[-_LOG_LINES:])
+        if done.code not in (0, 1) or inputs.command == "triage"
+        else (),
+        fail_on_not_ready=inputs.fail_on_not_ready,
+    )
+    return view, run_dir
+
+
+def outputs(view: GateView, report: Path, workspace: Path, run_dir: Path | None) -> dict[str, str]:
+    not_ready = [s.name for s in view.skills if s.ready is not True or s.changed]
+    if view.command in ("run", "verify"):
+        ready = view.result != "error" and bool(view.skills) and not not_ready
+    else:
+        ready = view.result == "pass"
+    summary = run_dir / "summary.json" if run_dir else None
+
+    def rel(p: Path) -> str:
+        rel = os.path.relpath(p, workspace)
+        return Path(rel).as_posix() if not rel.startswith("..") else p.as_posix()
+
+    return {
+        "result": view.result,
+        "ready": "true" if ready else "false",
+        "skills-not-ready": " ".join(not_ready),
+        "report": rel(report),
+        "summary-json": rel(summary) if summary and summary.exists() else "",
+    }
+
+
+def main(
+    env: Mapping[str, str] | None = None, client_factory: Callable[[Context, str, Redactor], Client] | None = None
+) -> int:
+    """The action's exit code: the command's (0 pass, 1 blocked, 2 config error), except that a
+    blocked gate exits 0 with fail-on-not-ready false."""
+    env = dict(os.environ if env is None else env)
+    warn = runner_files.warning
+    try:
+        inputs = read_inputs(env)
+    except UsageError as e:
+        print(f"skill-be: {e}", file=sys.stderr)
+        return 2
+    redactor = Redactor([inputs.token])
+    ctx = read_context(env, Path.cwd())
+    cwd = (ctx.workspace / inputs.working_directory).resolve()
+    if not cwd.is_dir():
+        print(
+            f'skill-be: action input "working-directory": {inputs.working_directory} is not a folder in the '
+            'repository; fix the "with:" of the step',
+            file=sys.stderr,
+        )
+        return 2
+    if inputs.version and inputs.version.lstrip("v") not in (__version__, __version__.split(".")[0], "latest"):
+        warn(
+            f'skill-be: the input "version: {inputs.version}" is ignored: this action runs skill-be {__version__}, '
+            f"the version of its image; pin the action's tag instead (ngwes/skill-be@v{__version__})"
+        )
+    config = cwd / config_arg(inputs.args)
+    for secret in _secrets_of_config(config, env):
+        redactor.add(secret)
+    base = [sys.executable, "-m", "skill_be"]
+    kid = child_env(env)
+    if inputs.command == "check":
+        done = run_command([*base, "check", "--json", *inputs.args], cwd, kid, redactor, echo=False)
+        checks_doc = _json(done.stdout)
+        if isinstance(checks_doc, dict):
+            for line in checks_doc.get("warnings", []):
+                print(line, file=sys.stderr)
+            lines = [str(x) for x in checks_doc.get("lines", [])]
+            print("\n".join(lines), flush=True)
+            done = Finished(done.code, lines, done.stderr)
+        else:
+            for line in [*done.stdout, *done.stderr]:
+                print(line, file=sys.stderr)
+    else:
+        done = run_command([*base, inputs.command, *inputs.args], cwd, kid, redactor)
+        checks_doc = None
+        if inputs.command == "verify" and done.code in (0, 1) and (inputs.annotations or inputs.check_run):
+            # verify prints its checks; their problems with files and lines come from `check --json`.
+            extra = run_command([*base, "check", "--json", *inputs.args], cwd, kid, redactor, echo=False)
+            checks_doc = _json(extra.stdout)
+    view, run_dir = build_view(inputs, ctx, cwd, config, done, checks_doc)
+    full = redactor(render(view))
+    report = (run_dir / "report.md") if run_dir else cwd / ".skill-be" / f"action-{inputs.command}-report.md"
+    try:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(full, encoding="utf-8")
+    except OSError as e:
+        warn(f"skill-be: could not write {report}: {e}")
+    runner_files.write_outputs(outputs(view, report, ctx.workspace, run_dir), env)
+    runner_files.append_summary(full, env)
+    code = done.code
+    if view.result == "blocked" and not inputs.fail_on_not_ready:
+        code = 0
+
+    def make_client() -> Client:
+        if client_factory is not None:
+            return client_factory(ctx, inputs.token, redactor)
+        return Client(
+            ctx.api_url,
+            inputs.token,
+            redactor,
+            timeout=_float(env, "SKILL_BE_GITHUB_TIMEOUT", 10.0),
+            max_wait=_float(env, "SKILL_BE_GITHUB_MAX_WAIT", 60.0),
+            attempts=int(_float(env, "SKILL_BE_GITHUB_ATTEMPTS", 3)),
+        )
+
+    publish(make_client, ctx, inputs, view, redactor, warn, lambda line: print(line, flush=True))
+    return code
+
+
+def _json(lines: Sequence[str]) -> Any:
+    try:
+        return json.loads("\n".join(lines))
+    except ValueError:
+        return None
+
+
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    try:
+        return float(env.get(name, default))
+    except ValueError:
+        return default

@@ -1,0 +1,149 @@
+"""A thin client for the few GitHub REST endpoints the action uses, with bounded retries.
+
+Every failure ends as one GitHubError with a one-line reason (the token redacted): the action turns
+it into a single warning and never lets it change the exit code.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+
+from skill_be.adapters.credentials import Redactor
+
+API_VERSION = "2022-11-28"
+
+
+class GitHubError(Exception):
+    """A request that failed for good: after its retries, or at once where a retry cannot help."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Client:
+    """`request` retries 5xx answers, timeouts and rate limits (waiting what `retry-after` asks,
+    capped at `max_wait` seconds); 4xx answers other than a rate limit fail at once."""
+
+    def __init__(
+        self,
+        api_url: str,
+        token: str,
+        redact: Redactor,
+        *,
+        timeout: float = 10.0,
+        attempts: int = 3,
+        max_wait: float = 60.0,
+        sleep: Callable[[float], None] = time.sleep,
+        user_agent: str = "skill-be-action",
+    ) -> None:
+        self.api_url = api_url.rstrip("/")
+        self.redact = redact
+        self.attempts = max(1, attempts)
+        self.max_wait = max_wait
+        self.sleep = sleep
+        self._http = httpx.Client(
+            base_url=self.api_url,
+            timeout=timeout,
+            headers={
+                "Authorization": f"Bearer {token}",
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": API_VERSION,
+                "User-Agent": user_agent,
+            },
+            follow_redirects=False,
+        )
+
+    def close(self) -> None:
+        self._http.close()
+
+    def request(self, method: str, path: str, *, json: object = None, params: dict[str, Any] | None = None) -> Any:
+        """The decoded JSON answer of a 2xx response (None when it has no body)."""
+        what = f"{method} {path}"
+        last = ""
+        for attempt in range(1, self.attempts + 1):
+            wait = 0.0
+            try:
+                response = self._http.request(method, path, json=json, params=params)
+            except httpx.TimeoutException:
+                last = f"{what}: no answer within {self._http.timeout.read} s"
+                wait = self._backoff(attempt)
+            except httpx.HTTPError as e:
+                last = f"{what}: {type(e).__name__}: {e}"
+                wait = self._backoff(attempt)
+            else:
+                if response.is_success:
+                    return response.json() if response.content else None
+                last = f"{what}: HTTP {response.status_code} {_message(response)}"
+                retry = self._retry_wait(response, attempt)
+                if retry is None:
+                    raise GitHubError(self.redact(last), response.status_code)
+                wait = retry
+            if attempt < self.attempts:
+                self.sleep(wait)
+        raise GitHubError(self.redact(f"{last} (tried {self.attempts} times)"))
+
+    def pages(self, path: str, *, per_page: int = 100, max_pages: int = 100) -> Iterator[Any]:
+        """Every item of a paginated list, following the Link header's `next` page."""
+        url: str | None = path
+        params: dict[str, Any] | None = {"per_page": per_page}
+        for _ in range(max_pages):
+            if url is None:
+                return
+            items, url = self._page(url, params)
+            params = None  # the next link carries its own query
+            yield from items
+
+    def _page(self, url: str, params: dict[str, Any] | None) -> tuple[list[Any], str | None]:
+        # A page needs its Link header, so it goes through the same retry loop by hand.
+        for attempt in range(1, self.attempts + 1):
+            try:
+                response = self._http.get(url, params=params)
+            except httpx.HTTPError as e:
+                last = f"GET {url}: {type(e).__name__}: {e}"
+                wait: float = self._backoff(attempt)
+            else:
+                if response.is_success:
+                    items = response.json()
+                    if not isinstance(items, list):
+                        raise GitHubError(f"GET {url}: expected a list")
+                    return items, response.links.get("next", {}).get("url")
+                last = f"GET {url}: HTTP {response.status_code} {_message(response)}"
+                retry = self._retry_wait(response, attempt)
+                if retry is None:
+                    raise GitHubError(self.redact(last), response.status_code)
+                wait = retry
+            if attempt < self.attempts:
+                self.sleep(wait)
+        raise GitHubError(self.redact(f"{last} (tried {self.attempts} times)"))
+
+    def _backoff(self, attempt: int) -> float:
+        return float(min(2 ** (attempt - 1), self.max_wait))
+
+    def _retry_wait(self, response: httpx.Response, attempt: int) -> float | None:
+        """Seconds to wait before trying again, None when a retry cannot help."""
+        status = response.status_code
+        retry_after = response.headers.get("retry-after")
+        if status in (403, 429) and (retry_after is not None or response.headers.get("x-ratelimit-remaining") == "0"):
+            try:
+                seconds = float(retry_after) if retry_after is not None else 60.0
+            except ValueError:
+                seconds = 60.0
+            return min(max(seconds, 0.0), self.max_wait)
+        if status >= 500:
+            return self._backoff(attempt)
+        return None
+
+
+def _message(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return response.reason_phrase
+    if isinstance(data, dict) and isinstance(data.get("message"), str):
+        return f"({data['message']})"
+    return response.reason_phrase

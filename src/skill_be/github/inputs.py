@@ -1,0 +1,133 @@
+"""The action's inputs (`INPUT_*`, names keep their dashes) and the workflow run's context (`GITHUB_*`)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from skill_be.errors import UsageError
+
+COMMANDS = ("verify", "run", "check", "triage")
+
+
+class Inputs(NamedTuple):
+    command: str
+    args: tuple[str, ...]
+    working_directory: str
+    version: str
+    token: str
+    comment: bool
+    check_run: bool
+    annotations: bool
+    fail_on_not_ready: bool
+
+
+class Context(NamedTuple):
+    workspace: Path
+    repository: str  # owner/name
+    event_name: str
+    sha: str  # the commit the check run goes on
+    pr_number: int | None
+    fork: bool  # a pull request from another repository: its token cannot write
+    api_url: str
+    run_url: str
+
+
+def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
+    # The runner upper-cases the name and keeps its dashes: INPUT_WORKING-DIRECTORY.
+    return env.get(f"INPUT_{name.upper()}", default).strip()
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    value = _input(env, name)
+    if not value:
+        return default
+    if value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise UsageError(f'action input "{name}": must be true or false, not "{value}"; fix the "with:" of the step')
+
+
+def read_inputs(env: Mapping[str, str]) -> Inputs:
+    """The inputs, or UsageError naming the input and the fix (exit 2)."""
+    command = _input(env, "command") or "verify"
+    if command not in COMMANDS:
+        raise UsageError(
+            f'action input "command": "{command}" is not a skill-be command (one of {", ".join(COMMANDS)}); '
+            'fix the "with:" of the step'
+        )
+    raw_args = _input(env, "args")
+    try:
+        args = tuple(shlex.split(raw_args))  # like a shell splits words, without a shell
+    except ValueError as e:
+        raise UsageError(f'action input "args": {e} in "{raw_args}"; close the quote') from None
+    return Inputs(
+        command=command,
+        args=args,
+        working_directory=_input(env, "working-directory") or ".",
+        version=_input(env, "version"),
+        token=_input(env, "github-token"),
+        comment=_flag(env, "comment", True),
+        check_run=_flag(env, "check-run", True),
+        annotations=_flag(env, "annotations", True),
+        fail_on_not_ready=_flag(env, "fail-on-not-ready", True),
+    )
+
+
+def config_arg(args: tuple[str, ...]) -> str:
+    """The config the command reads: `--config X` or `--config=X` in args, else skill-be.yaml."""
+    for i, a in enumerate(args):
+        if a == "--config" and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith("--config="):
+            return a.removeprefix("--config=")
+    return "skill-be.yaml"
+
+
+def _event(env: Mapping[str, str]) -> dict[str, Any]:
+    path = env.get("GITHUB_EVENT_PATH")
+    if not path:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_context(env: Mapping[str, str], cwd: Path) -> Context:
+    event = _event(env)
+    repository = env.get("GITHUB_REPOSITORY", "")
+    pr = event.get("pull_request")
+    pr = pr if isinstance(pr, dict) else None
+    sha = env.get("GITHUB_SHA", "")
+    number: int | None = None
+    fork = False
+    if pr is not None:
+        head: dict[str, Any] = pr["head"] if isinstance(pr.get("head"), dict) else {}
+        # On pull_request the workflow runs on a merge commit: the check belongs on the head commit.
+        sha = str(head.get("sha") or sha)
+        n = pr.get("number", event.get("number"))
+        number = n if isinstance(n, int) else None
+        head_repo: dict[str, Any] = head["repo"] if isinstance(head.get("repo"), dict) else {}
+        full_name = head_repo.get("full_name")
+        # pull_request_target runs with the base repository's token: no fork limit there.
+        fork = (
+            env.get("GITHUB_EVENT_NAME") != "pull_request_target"
+            and isinstance(full_name, str)
+            and full_name.lower() != repository.lower()
+        )
+    server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+    run_id = env.get("GITHUB_RUN_ID", "")
+    return Context(
+        workspace=Path(env.get("GITHUB_WORKSPACE") or cwd),
+        repository=repository,
+        event_name=env.get("GITHUB_EVENT_NAME", ""),
+        sha=sha,
+        pr_number=number,
+        fork=fork,
+        api_url=env.get("GITHUB_API_URL", "https://api.github.com"),
+        run_url=f"{server}/{repository}/actions/runs/{run_id}" if repository and run_id else "",
+    )

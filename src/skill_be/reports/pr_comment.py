@@ -1,0 +1,208 @@
+"""The sticky pull-request comment and the job summary: a pure function from the gate's view to Markdown.
+
+The view (GateView) is what the action gathers from a run's summary.json, or, for `verify`, from the
+committed result file; this module never reads a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from skill_be.reports.strings import signed
+
+COMMENT_LIMIT = 65_536  # GitHub refuses a longer issue comment with 422
+MARKER_PREFIX = "<!-- skill-be:"
+
+
+class Row(NamedTuple):
+    """One criterion or code test of one scenario on one model, in both arms."""
+
+    scenario: str
+    line: str
+    critical: bool
+    baseline: int | None  # percent; None when unknown
+    with_skill: int | None
+    baseline_n: str = ""  # "2/3": reps that passed of reps counted, when known
+    with_skill_n: str = ""
+
+
+class ModelTable(NamedTuple):
+    model: str
+    rows: tuple[Row, ...]
+
+
+class SkillView(NamedTuple):
+    name: str
+    ready: bool | None  # None: no verdict recorded
+    reasons: tuple[str, ...] = ()
+    changed: bool = False  # verify: its files changed since its recorded run
+    recorded: str = ""  # verify: the date of the recorded run
+    tables: tuple[ModelTable, ...] = ()
+    blocking: tuple[tuple[str, str], ...] = ()  # (scenario, line) that block the gate
+    eval_file: str | None = None  # relative to the repository, for annotations
+    scenario_lines: Mapping[str, int] = {}  # scenario id -> its line in the eval file
+
+
+class ProblemView(NamedTuple):
+    check: str
+    message: str
+    path: str | None = None  # relative to the repository
+    line: int | None = None
+    skill: str | None = None
+    blocks: bool = False
+
+
+class CheckView(NamedTuple):
+    name: str
+    lines: tuple[str, ...]
+    blocks: bool
+
+
+class GateView(NamedTuple):
+    command: str  # verify, run, check, triage
+    result: str  # pass, blocked, error
+    result_line: str  # the command's closing "Result: ..." line, or why it stopped
+    skills: tuple[SkillView, ...] = ()
+    checks: tuple[CheckView, ...] = ()
+    problems: tuple[ProblemView, ...] = ()
+    models: tuple[str, ...] = ()
+    reps: int | None = None
+    tokens: Mapping[str, tuple[int, int]] = {}  # what -> (input, output) tokens, summed over the run
+    run_url: str = ""
+    working_directory: str = "."
+    config: str = "skill-be.yaml"
+    log: tuple[str, ...] = ()  # the command's last lines, shown when it stopped with an error
+    fail_on_not_ready: bool = True
+
+
+def marker(working_directory: str, config: str) -> str:
+    """The hidden first line that finds this working directory's and config's comment again."""
+    clean = f"{working_directory}:{config}".replace("--", "- -").replace("<", "").replace(">", "")
+    return f"{MARKER_PREFIX}{clean} -->"
+
+
+_ICON = {"pass": "✅", "blocked": "❌", "error": "⚠️"}
+
+
+def _verdict(s: SkillView) -> str:
+    if s.ready is None:
+        return "no verdict"
+    return "✅ READY" if s.ready else "❌ NOT READY"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+
+
+def _pct(value: int | None, n: str) -> str:
+    if value is None:
+        return "–"
+    return f"{value}% ({n})" if n else f"{value}%"
+
+
+def heading(view: GateView) -> str:
+    where = "" if view.working_directory in ("", ".") else f" in `{view.working_directory}`"
+    blocked = (
+        "blocked (not failing the job)" if view.result == "blocked" and not view.fail_on_not_ready else view.result
+    )
+    return f"### {_ICON.get(view.result, '')} skill-be {view.command}{where}: {blocked}"
+
+
+def render(view: GateView) -> str:
+    """The full report: verdicts, why each blocks, the checks, then the per-criterion tables."""
+    out = [heading(view), "", f"`{view.result_line}`", ""]
+    if view.skills:
+        verify = view.command == "verify"
+        if verify:
+            out += ["| Skill | Verdict recorded | Since its last run | Why it blocks |", "| --- | --- | --- | --- |"]
+        else:
+            out += ["| Skill | Verdict | Why it blocks |", "| --- | --- | --- |"]
+        for s in view.skills:
+            why = "<br>".join(_cell(r) for r in s.reasons) if s.ready is False else ""
+            if verify:
+                since = "**changed**: run it again" if s.changed else f"unchanged ({s.recorded})".replace(" ()", "")
+                out.append(f"| {_cell(s.name)} | {_verdict(s)} | {since} | {why} |")
+            else:
+                out.append(f"| {_cell(s.name)} | {_verdict(s)} | {why} |")
+        out.append("")
+    facts = []
+    if view.models:
+        facts.append("Models: " + ", ".join(f"`{_cell(m)}`" for m in view.models))
+    if view.reps is not None:
+        facts.append(f"Reps: {view.reps}")
+    if view.tokens:
+        facts.append("Tokens: " + "; ".join(f"{what} {i:,} in / {o:,} out" for what, (i, o) in view.tokens.items()))
+    if facts:
+        out += [" · ".join(facts), ""]
+    if view.checks:
+        out += ["**Checks**", "", "```text", *(line for c in view.checks for line in c.lines), "```", ""]
+    for s in view.skills:
+        if not s.tables:
+            continue
+        is_open = " open" if s.ready is False else ""
+        out += [f"<details{is_open}><summary><b>{_html(s.name)}</b>: {_verdict(s)}</summary>", ""]
+        if view.command == "verify":
+            out += [f"Scores of the recorded run{f' ({s.recorded})' if s.recorded else ''}.", ""]
+        for t in s.tables:
+            out += [f"**{_cell(t.model)}**", "", *_table(t.rows), ""]
+        out += ["</details>", ""]
+    if view.result == "error" and view.log:
+        out += ["**Output**", "", "```text", *(line.replace("```", "'''") for line in view.log), "```", ""]
+    out.append(footer(view))
+    return "\n".join(out) + "\n"
+
+
+def footer(view: GateView) -> str:
+    run = f"[The workflow run]({view.run_url})" if view.run_url else "The workflow run"
+    return f"{run} · config `{_cell(view.config)}` in `{_cell(view.working_directory)}`"
+
+
+def _table(rows: Sequence[Row]) -> list[str]:
+    out = ["| Scenario | Criterion | Baseline | With skill | Delta |", "| --- | --- | --- | --- | --- |"]
+    for r in rows:
+        delta = "–" if r.baseline is None or r.with_skill is None else f"{signed(r.with_skill - r.baseline)}pp"
+        scenario = f"{_cell(r.scenario)}{' *(critical)*' if r.critical else ''}"
+        out.append(
+            f"| {scenario} | {_cell(r.line)} | {_pct(r.baseline, r.baseline_n)} | "
+            f"{_pct(r.with_skill, r.with_skill_n)} | {delta} |"
+        )
+    return out
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def comment(view: GateView, limit: int = COMMENT_LIMIT) -> str:
+    """The comment body: the marker first, then the report, trimmed under `limit` characters."""
+    head = marker(view.working_directory, view.config) + "\n"
+    more = f"the full report is in the job summary of {footer(view)}"
+    return head + trim_markdown(render(view), limit - len(head), more)
+
+
+def trim_markdown(text: str, limit: int, more: str) -> str:
+    """`text` when it fits in `limit` characters; else its first whole lines, with any open code
+    fence and `<details>` closed and a table ended, then a line saying what was left out."""
+    if len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    budget = limit - 400 - len(more)  # room for the closers and the note
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        size += len(line) + 1
+    fence = False
+    details = 0
+    for line in kept:
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence:
+            details += line.count("<details") - line.count("</details>")
+    closers = (["```"] if fence else []) + [""] + ["</details>", ""] * max(details, 0)
+    left = len(lines) - len(kept)
+    note = f"**Trimmed**: {left} more line(s) of this report did not fit in a comment; {more}."
+    return "\n".join([*kept, *closers, note]) + "\n"
