@@ -7,13 +7,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from skill_be.adapters.base import Adapter, AdapterStartError, Answer, CallContext
-from skill_be.engine.gate import Gate, LineScore, ScenarioLines, decide, score_lines
+from skill_be.engine.gate import Gate, LineScore, ScenarioLines
 from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.observations import Grading, Output, TestRun
 from skill_be.engine.prompts import ARM_WORDS, ARMS, grader_prompt, model_prompt
+from skill_be.engine.topup import settle
 from skill_be.engine.verdicts import Unparseable, majority, parse_verdicts
 from skill_be.project.config import GateConfig
 from skill_be.project.loader import Skill
@@ -29,8 +30,20 @@ class CodeTests(Protocol):
 
 
 class Listener(Protocol):
+    """Told as each output and each rep (both arms) finishes; the run command writes and prints from it."""
+
     def output_done(self, skill: Skill, output: Output, lines: ScenarioLines) -> None: ...
     def rep_done(self, skill: Skill, scenario: str, model: str, rep: int, done: int, total: int) -> None: ...
+
+
+class NoListener:
+    """For callers that only want the returned data (triage)."""
+
+    def output_done(self, skill: Skill, output: Output, lines: ScenarioLines) -> None:
+        pass
+
+    def rep_done(self, skill: Skill, scenario: str, model: str, rep: int, done: int, total: int) -> None:
+        pass
 
 
 @dataclass(frozen=True)
@@ -42,12 +55,32 @@ class Settings:
     template: str
     grader_rules: str | None
     gate: GateConfig
+    top_up: bool = False  # --top-up: more reps for what the evidence rule finds inconclusive
 
 
 @dataclass(frozen=True)
 class Model:
     label: str
     adapter: Adapter
+
+
+class CallTag(NamedTuple):
+    """What a model call is for. Everything that decides the answer besides the prompt and the model
+    (a rep is an independent sample, so is each grading), for whoever wants to tell calls apart."""
+
+    kind: str  # generate | grade | classify
+    scenario: str = ""
+    rep: int = 0
+    arm: str = ""
+    k: int = 0  # the grading's index, 1-based
+
+
+class Call(NamedTuple):
+    """One model call's outcome: the answer, or the reason there is none."""
+
+    answer: Answer | None
+    error: str | None
+    seconds: float
 
 
 @dataclass
@@ -71,7 +104,7 @@ class Engine:
         grader: Model | None,
         limiter: PriorityLimiter,
         settings: Settings,
-        listener: Listener,
+        listener: Listener | None = None,
         tests: CodeTests | None = None,
         redact: Callable[[str], str] = lambda text: text,
     ) -> None:
@@ -79,33 +112,33 @@ class Engine:
         self.grader = grader
         self.limiter = limiter
         self.settings = settings
-        self.listener = listener
+        self.listener: Listener = listener or NoListener()
         self.tests = tests
         self.redact = redact
         self._seq = 0
 
-    def _priority(self, skill_index: int, kind: int) -> tuple[int, ...]:
-        self._seq += 1
-        return (skill_index, kind, self._seq)
-
-    async def _call(
-        self, model: Model, prompt: str, priority: tuple[int, ...]
-    ) -> tuple[Answer | None, str | None, float]:
-        """One model call under the shared limit and the per-call timeout. Failures are returned, not raised,
-        except an adapter that cannot start at all, which stops the command."""
+    async def call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
+        """Every model call goes through here: under the shared limit and the per-call timeout.
+        Failures are returned, not raised, except an adapter that cannot start at all, which stops
+        the command."""
         async with self.limiter.slot(priority):
             started = time.monotonic()
             ctx = CallContext(timeout_seconds=self.settings.timeout_seconds, cwd=self.settings.cwd)
             try:
                 answer = await asyncio.wait_for(model.adapter.complete(prompt, ctx), self.settings.timeout_seconds)
-                return answer, None, time.monotonic() - started
+                return Call(answer, None, time.monotonic() - started)
             except AdapterStartError:
                 raise
             except TimeoutError:
-                return None, f"timed out after {self.settings.timeout_seconds} s", time.monotonic() - started
+                return Call(None, f"timed out after {self.settings.timeout_seconds} s", time.monotonic() - started)
             except Exception as e:  # any failure of one call is data about that output
                 reason = str(e) or type(e).__name__
-                return None, self.redact(reason), time.monotonic() - started
+                return Call(None, self.redact(reason), time.monotonic() - started)
+
+    def priority(self, skill_index: int, kind: int) -> tuple[int, ...]:
+        """Gradings before generations, earlier skills first, then first come first served."""
+        self._seq += 1
+        return (skill_index, kind, self._seq)
 
     async def run_skill(self, skill: Skill, skill_index: int) -> SkillRun:
         started = time.monotonic()
@@ -130,20 +163,9 @@ class Engine:
                 for model in self.models:
                     for rep in range(1, reps + 1):
                         group.create_task(one_rep(sl, model, rep))
-        order = {(sl.scenario.id, m.label): i for i, (sl, m) in enumerate((sl, m) for sl in lines for m in self.models)}
-        outputs.sort(key=lambda o: (order[(o.scenario, o.model)], o.rep, ARMS.index(o.arm)))
-        scores = [
-            score
-            for sl in lines
-            for m in self.models
-            for score in score_lines(
-                sl, m.label, [o for o in outputs if o.scenario == sl.scenario.id and o.model == m.label]
-            )
-        ]
-        errors = sum(len(o.errors) for o in outputs)
-        has_tests = any(sl.tests or sl.scenario.output for sl in lines)
-        gate = decide(
-            scores, [sl.scenario for sl in lines], [m.label for m in self.models], errors, has_tests, self.settings.gate
+        # engine/topup.py: scores and gate, and with --top-up more reps of what was inconclusive
+        scores, gate = await settle(
+            lines, self.models, outputs, self.settings.gate, reps, self.settings.top_up, one_rep
         )
         return SkillRun(skill, lines, outputs, scores, gate, time.monotonic() - started)
 
@@ -153,7 +175,8 @@ class Engine:
         sc = sl.scenario
         prompt = model_prompt(sc, arm, skill.doc.text, self.settings.template)
         out = Output(scenario=sc.id, model=model.label, rep=rep, arm=arm, prompt_chars=len(prompt))
-        answer, error, seconds = await self._call(model, prompt, self._priority(skill_index, GENERATE))
+        tag = CallTag("generate", sc.id, rep, arm)
+        answer, error, seconds = await self.call(model, prompt, self.priority(skill_index, GENERATE), tag)
         out.seconds = seconds
         where = f"rep {rep} {ARM_WORDS[arm]}"
         if answer is None:
@@ -175,7 +198,10 @@ class Engine:
         prompt = grader_prompt(self.settings.grader_rules, criteria, out.text)
         out.gradings = list(
             await asyncio.gather(
-                *(self._grade_once(k, prompt, len(criteria), skill_index) for k in range(1, self.settings.gradings + 1))
+                *(
+                    self._grade_once(k, prompt, len(criteria), skill_index, out)
+                    for k in range(1, self.settings.gradings + 1)
+                )
             )
         )
         good = [g.verdicts for g in out.gradings if g.verdicts is not None]
@@ -193,12 +219,13 @@ class Engine:
             yes = sum(1 for v in good if v[i - 1])
             out.notes.append(f"{where}: criterion {i}: the gradings split {yes}-{len(good) - yes}; counted as NO")
 
-    async def _grade_once(self, k: int, prompt: str, n: int, skill_index: int) -> Grading:
+    async def _grade_once(self, k: int, prompt: str, n: int, skill_index: int, out: Output) -> Grading:
         """A failed or unparseable grading is retried once."""
         assert self.grader is not None
         g = Grading(k=k)
         for _attempt in range(2):
-            answer, error, seconds = await self._call(self.grader, prompt, self._priority(skill_index, GRADE))
+            tag = CallTag("grade", out.scenario, out.rep, out.arm, k)
+            answer, error, seconds = await self.call(self.grader, prompt, self.priority(skill_index, GRADE), tag)
             g.seconds += seconds
             if answer is None:
                 g.attempt_errors.append(f"the call failed: {error}")

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from skill_be.engine.prompts import DEFAULT_GRADER_RULES, WITH_SKILL, grader_prompt, model_prompt
+from skill_be.engine.runner import CallTag, Engine, Model
+from skill_be.engine.verdicts import Unparseable, parse_verdicts, reasoning
+from skill_be.project.loader import Project
 from skill_be.reports.strings import TEST_PREFIX
 
 CATEGORIES = ("skill gap", "eval too strict", "grader error", "model choice")
@@ -117,3 +122,93 @@ def parse_classification(reply: str, is_test: bool) -> tuple[str, str] | None:
         return None
     reasons = [m.group(1).strip() for m in _REASON.finditer(reply)]
     return found[-1], (reasons[-1] if reasons else "")
+
+
+# Triage asks the grader for its reasons, which the run's gradings leave out to keep replies short.
+REASONS = "\n- Before the VERDICTS: line, give one short reason for each criterion, numbered like the criteria."
+
+
+@dataclass(frozen=True)
+class Triaged:
+    """One failure's fresh samples and the classifier's proposal (None: unclassified, for `why`)."""
+
+    failure: Failure
+    samples: list[Sample]
+    reply: str | None  # the classifier's raw reply
+    proposal: tuple[str, str] | None  # (category, reason)
+    why: str  # why there is no proposal; "" when there is one
+
+
+class Triage:
+    """Fresh with-skill samples of each failure, graded with reasons or code-tested, then classified.
+    Every call goes through the engine: the same limit, timeout and error handling as a run."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        project: Project,
+        models: Mapping[str, Model],
+        classifier: Model | None,
+        samples: int,
+        test_sources: Mapping[tuple[str, str], str],
+    ) -> None:
+        self.engine = engine
+        self.project = project
+        self.models = models
+        self.classifier = classifier
+        self.samples = samples
+        self.test_sources = test_sources  # (skill, scenario) -> the test file's text
+
+    async def _text(self, model: Model, prompt: str, tag: CallTag) -> tuple[str | None, str | None]:
+        call = await self.engine.call(model, prompt, (0,), tag)
+        return (call.answer.text, None) if call.answer is not None else (None, call.error)
+
+    async def sample(self, f: Failure, model: Model) -> Sample:
+        skill = next(s for s in self.project.skills if s.name == f.skill)
+        sc = skill.evals.scenario(f.scenario)
+        assert sc is not None
+        prompt = model_prompt(sc, WITH_SKILL, skill.doc.text, self.engine.settings.template)
+        text, error = await self._text(model, prompt, CallTag("generate", sc.id, 0, WITH_SKILL))
+        if text is None:
+            return Sample(None, error, None, "")
+        if f.is_test:
+            assert self.engine.tests is not None
+            run = await self.engine.tests.run(f.skill, f.scenario, text)
+            if run.error:
+                return Sample(text, None, None, f"the tests could not run: {run.error}")
+            result = next((r for r in run.results if TEST_PREFIX + r.name == f.line), None)
+            return Sample(
+                text, None, bool(result and result.passed), (result.message or "") if result else "test not found"
+            )
+        grader = self.engine.grader
+        assert grader is not None
+        rules = (self.engine.settings.grader_rules or DEFAULT_GRADER_RULES) + REASONS
+        reply, gerror = await self._text(grader, grader_prompt(rules, sc.criteria, text), CallTag("grade", sc.id))
+        if reply is None:
+            return Sample(text, None, None, f"the grading failed: {gerror}")
+        try:
+            verdict: bool | None = parse_verdicts(reply, len(sc.criteria))[sc.criteria.index(f.line)]
+        except (Unparseable, ValueError):
+            verdict = None
+        return Sample(text, None, verdict, reasoning(reply))
+
+    async def one(self, f: Failure) -> Triaged:
+        model = self.models.get(f.model)
+        if model is None:
+            return Triaged(f, [], None, None, f'the model "{f.model}" is no longer in the config')
+        got = list(await asyncio.gather(*(self.sample(f, model) for _ in range(self.samples))))
+        if all(s.answer is None for s in got):
+            return Triaged(f, got, None, None, "no sample could be generated")
+        skill = next(s for s in self.project.skills if s.name == f.skill)
+        sc = skill.evals.scenario(f.scenario)
+        assert sc is not None
+        source = self.test_sources.get((f.skill, f.scenario)) if f.is_test else None
+        prompt = classifier_prompt(skill.doc.text, sc.prompt, f, got, source)
+        reply, error = await self._text(self.classifier or model, prompt, CallTag("classify", sc.id))
+        if reply is None:
+            return Triaged(f, got, None, None, f"the classification call failed: {error}")
+        parsed = parse_classification(reply, f.is_test)
+        return Triaged(f, got, reply, parsed, "" if parsed else "the classification could not be read")
+
+    async def all(self, todo: Sequence[Failure]) -> list[Triaged]:
+        return list(await asyncio.gather(*(self.one(f) for f in todo)))

@@ -62,6 +62,12 @@ class Progress:
             self.stream.write(self._status())
             self.stream.flush()
 
+    def report(self, text: str) -> None:
+        """A report on stdout: on a terminal the status line is taken away first, then drawn again."""
+        self.clear()
+        print(text, flush=True)
+        self.redraw()
+
     def skill_started(self, skill: Skill, models: int, reps: int, concurrency: int) -> None:
         n = len(skill.evals.scenarios)
         self.reps_total += n * models * reps

@@ -1,0 +1,154 @@
+"""What `run` and `triage` build before their first model call, in one place: the models under
+test, the grader, the triage classifier, the code-test session and the engine that drives them;
+and the signal handling around the work."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TypeVar, cast
+
+from skill_be.adapters.credentials import Redactor, api_key
+from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, check_unique, labels
+from skill_be.commands.common import warn
+from skill_be.engine.limiter import PriorityLimiter
+from skill_be.engine.runner import CodeTests, Engine, Listener, Model, Settings
+from skill_be.errors import Interrupted
+from skill_be.project.config import AdapterEntry, Config
+from skill_be.project.loader import Project
+
+T = TypeVar("T")
+
+
+async def interruptible(work: Callable[[], Awaitable[T]]) -> T:
+    """SIGINT and SIGTERM cancel the work: every call in flight is killed on the way out, then the
+    command exits 130 or 143. Skills that finished are already written."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    received: list[int] = []
+
+    def stop(signum: int) -> None:
+        if not received:
+            received.append(signum)
+            task.cancel()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        return await work()
+    except asyncio.CancelledError:
+        if received:
+            name = "SIGINT" if received[0] == signal.SIGINT else "SIGTERM"
+            warn(f"{name}: stopped the model calls in flight; the skills that finished are written")
+            raise Interrupted(received[0]) from None
+        raise
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+
+
+def build_models(config: Config, env: AdapterEnv, registry: AdapterRegistry) -> list[Model]:
+    entries = list(config.models)
+    check_unique(entries)
+    return [
+        Model(label, registry.create(e, AdapterEnv(env.root, env.environ, env.redactor, label)))
+        for e, label in zip(entries, labels(entries), strict=True)
+    ]
+
+
+async def preflight(entries: Sequence[AdapterEntry], models: Sequence[Model], env: AdapterEnv) -> None:
+    """Before the first model call: credentials hold (the CI rule) and every adapter can start."""
+    for entry in entries:
+        env.redactor.add(api_key(entry, env.environ))
+    for m in models:
+        await m.adapter.preflight()
+
+
+async def _nothing() -> None:
+    return None
+
+
+async def open_code_tests(project: Project, keep_deps: bool) -> tuple[CodeTests | None, Callable[[], Awaitable[None]]]:
+    """The code-test session for the project's skills that have code tests, and how to close it."""
+    if not any(s.has_code_tests for s in project.skills):
+        return None, _nothing
+    # Imported only when a skill has code tests: the sandbox brings Docker and Node machinery.
+    session_module = importlib.import_module("skill_be.codetests.session")
+    session = await session_module.CodeTestSession.open(project, keep_deps=keep_deps, warn=warn)
+    return cast(CodeTests, session), cast(Callable[[], Awaitable[None]], session.close)
+
+
+def engine_settings(config: Config, reps: int | None = None) -> Settings:
+    return Settings(
+        reps=reps or config.reps,
+        gradings=config.gradings,
+        timeout_seconds=config.timeout_seconds,
+        cwd=config.root,
+        template=config.with_skill_template,
+        grader_rules=config.grader_prompt,
+        gate=config.gate,
+    )
+
+
+@dataclass(frozen=True)
+class Parts:
+    """Everything a command drives, built and preflighted; the code-test session is open."""
+
+    project: Project
+    redactor: Redactor
+    models: list[Model]
+    grader: Model | None
+    classifier: Model | None
+    tests: CodeTests | None
+
+    def engine(self, settings: Settings, concurrency: int, listener: Listener | None = None) -> Engine:
+        limiter = PriorityLimiter(concurrency)
+        return Engine(self.models, self.grader, limiter, settings, listener, self.tests, self.redactor)
+
+    def describe(self) -> dict[str, object]:
+        """What summary.json records about the parts: each model's adapter, the grader, the sandbox."""
+        tests = cast(Callable[[], Mapping[str, object]], getattr(self.tests, "describe", dict))
+        return {
+            "models": [{"label": m.label, **m.adapter.describe()} for m in self.models],
+            "grader": {"label": self.grader.label, **self.grader.adapter.describe()} if self.grader else None,
+            "codeTests": dict(tests()) if self.tests else None,
+        }
+
+
+@asynccontextmanager
+async def assemble(
+    project: Project,
+    *,
+    models: bool = True,
+    grader: bool = False,
+    classifier: bool = False,
+    tested: Project | None = None,
+    keep_deps: bool = False,
+) -> AsyncIterator[Parts]:
+    """Build the adapters that are asked for, preflight them (credentials, can each start), then
+    open the code tests of `tested` (default: the project). The session closes on the way out."""
+    config = project.config
+    redactor = Redactor()
+    env = AdapterEnv(root=config.root, environ=dict(os.environ), redactor=redactor)
+    registry = AdapterRegistry()
+    under_test = build_models(config, env, registry) if models else []
+    judge = Model(config.grader.id, registry.create(config.grader, env)) if grader else None
+    triager = config.triage_model if classifier else None
+    classify = Model(triager.id, registry.create(triager, env)) if triager else None
+    entries = [
+        *(config.models if models else ()),
+        *([config.grader] if judge else []),
+        *([triager] if triager else []),
+    ]
+    await preflight(entries, [*under_test, *([judge] if judge else []), *([classify] if classify else [])], env)
+    tests, close_tests = await open_code_tests(tested or project, keep_deps)
+    try:
+        yield Parts(project, redactor, under_test, judge, classify, tests)
+    finally:
+        await close_tests()

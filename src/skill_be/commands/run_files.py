@@ -1,0 +1,99 @@
+"""The files a run writes, as it goes: each output, each skill's report, summary.json, results.html
+and the result file. Written after every skill, so an interrupted run keeps what finished."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from skill_be.checks import CheckOutcome
+from skill_be.engine.observations import Output
+from skill_be.engine.runner import SkillRun
+from skill_be.project.loader import Project
+from skill_be.reports.markdown import Header, skill_report
+from skill_be.reports.summary import run_summary, skill_summary
+from skill_be.results.result_file import ResultEntry, write_result_file
+from skill_be.results.run_dir import RunDir
+
+
+class HtmlInputs:
+    """What results.html shows beyond summary.json: each answer and each grading's last reply, by the
+    output's file as summary.json names it."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}
+        self.replies: dict[str, list[str]] = {}
+
+    def add(self, key: str, output: Output) -> None:
+        if output.text is not None:
+            self.texts[key] = output.text
+        self.replies[key] = [g.replies[-1] if g.replies else "" for g in output.gradings]
+
+
+class RunFiles:
+    def __init__(
+        self,
+        project: Project,
+        run_dir: RunDir,
+        header: Header,
+        meta: Mapping[str, object],
+        previous: Mapping[str, ResultEntry],
+        html: bool,
+    ) -> None:
+        self.project = project
+        self.run_dir = run_dir
+        self.header = header
+        self.meta = dict(meta)
+        self.results = dict(previous)  # the result file keeps the skills this run leaves out
+        self.html = HtmlInputs() if html else None
+        self.summaries: dict[str, object] = {}
+        self.reports: list[Path] = []
+
+    def _file(self, skill: str, output: Output) -> Path | None:
+        return self.run_dir.output_file(skill, output) if output.text is not None else None
+
+    def output(self, skill: str, output: Output) -> None:
+        self.run_dir.write_output(skill, output)
+        if self.html is not None:
+            file = self._file(skill, output)
+            key = (
+                file.relative_to(self.run_dir.path).as_posix()
+                if file
+                else f"{skill}/{output.scenario}/{output.model}/{output.rep}/{output.arm}"
+            )
+            self.html.add(key, output)
+
+    def skill(self, run: SkillRun, fingerprint: str) -> str:
+        """The skill's report (returned, to print), summary.json and the result file."""
+        name = run.skill.name
+        report = skill_report(run, self.header)
+        self.reports.append(self.run_dir.write_report(name, report))
+        self.summaries[name] = skill_summary(
+            run, list(self.header.labels), fingerprint, lambda o: self._file(name, o), self.run_dir.path
+        )
+        self.results[name] = ResultEntry(
+            date=self.header.date,
+            fingerprint=fingerprint,
+            ready=run.gate.ready,
+            reasons=tuple(run.gate.reasons()),
+            models=tuple(self.header.labels),
+            grader=self.header.grader,
+        )
+        self.summary(None)
+        write_result_file(self.project.config.result_file, self.results)
+        return report
+
+    def summary(self, checks: Sequence[CheckOutcome] | None) -> Path:
+        """summary.json (and results.html), with the skills in the project's order."""
+        ordered = {s.name: self.summaries[s.name] for s in self.project.skills if s.name in self.summaries}
+        doc = run_summary(self.meta, ordered, checks)
+        if self.html is not None:
+            from skill_be.reports.html import render_html
+
+            self.run_dir.write_page("results.html", render_html(doc, self.html.texts, self.html.replies))
+        return self.run_dir.write_summary(doc)
+
+    def written(self, summary: Path) -> list[Path]:
+        """Every file the closing lines list, in order."""
+        page = [self.run_dir.path / "results.html"] if self.html is not None else []
+        return [*self.reports, summary, *page, self.project.config.result_file]
