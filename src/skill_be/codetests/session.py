@@ -32,8 +32,11 @@ def _compiled_test(skill: str, scenario_id: str) -> str:
 
 
 class CodeTestSession:
-    def __init__(self, project: Project, keep_deps: bool, warn: Callable[[str], None]) -> None:
+    def __init__(
+        self, project: Project, keep_deps: bool, warn: Callable[[str], None], weaken: frozenset[str] = frozenset()
+    ) -> None:
         self.project = project
+        self.weaken = weaken
         self.keep_deps = keep_deps
         self.warn = warn
         self.run_id = secrets.token_hex(6)
@@ -47,11 +50,14 @@ class CodeTestSession:
         self.closed = False
 
     @classmethod
-    async def open(cls, project: Project, *, keep_deps: bool, warn: Callable[[str], None]) -> CodeTestSession:
+    async def open(
+        cls, project: Project, *, keep_deps: bool, warn: Callable[[str], None], weaken: frozenset[str] = frozenset()
+    ) -> CodeTestSession:
         """Everything before the first model call; a ConfigError (exit 2) when the tests cannot be made ready.
 
-        Prints the install lines and, for the process runner, the not-a-sandbox note, through `warn`."""
-        session = cls(project, keep_deps, warn)
+        Prints the install lines and, for the process runner, the not-a-sandbox note, through `warn`.
+        `weaken` names protections to switch off: only tests use it, to show that an attack works without."""
+        session = cls(project, keep_deps, warn, weaken)
         try:
             await session._open()
         except BaseException:
@@ -113,6 +119,7 @@ class CodeTestSession:
             memory_mb=ct.memory_mb,
             cpus=ct.cpus,
             pids=ct.pids,
+            weaken=self.weaken,
         )
         sandbox = await asyncio.to_thread(create, kind, settings, self.warn)
         self.pool = Pool(sandbox, min(config.concurrency, os.cpu_count() or 1))

@@ -80,8 +80,9 @@ class Driver:
     def __call__(self, coro: Coroutine[Any, Any, T]) -> T:
         return self.loop.run_until_complete(coro)
 
-    def open(self, config: Path, keep_deps: bool = False) -> CodeTestSession:
-        return self(CodeTestSession.open(load_project(config), keep_deps=keep_deps, warn=self.warnings.append))
+    def open(self, config: Path, keep_deps: bool = False, weaken: frozenset[str] = frozenset()) -> CodeTestSession:
+        project = load_project(config)
+        return self(CodeTestSession.open(project, keep_deps=keep_deps, warn=self.warnings.append, weaken=weaken))
 
     def close(self) -> None:
         self.loop.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,21 +35,63 @@ class Runner:
         assert [(r.passed, r.message) for r in run.results] == [(True, None), (True, None)]
 
 
-@pytest.fixture(scope="module")
-def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
+def open_runner(root: Path, weaken: frozenset[str] = frozenset()) -> Iterator[Runner]:
     os.environ[CANARY_ENV] = f"canary-{secrets.token_hex(8)}"
-    root = tmp_path_factory.mktemp("process")
     project = CodeProject(root / "proj")
     project.scenarios({"probe": PROBE_TEST})
     config = project.save_config({"sandbox": "process", "testTimeoutSeconds": 2, "answerTimeoutSeconds": 8}, 1)
     drive = Driver()
-    session = drive.open(config)
+    session = drive.open(config, weaken=weaken)
+    # A folder the answer's user can write in: the test's own temp folder is closed to other users.
+    shared = Path(tempfile.mkdtemp(prefix="skill-be-shared-"))
+    shared.chmod(0o1777)
     try:
-        yield Runner(drive, session, root)
+        yield Runner(drive, session, shared)
     finally:
         drive(session.close())
         drive.close()
         del os.environ[CANARY_ENV]
+        for p in shared.iterdir():
+            p.unlink()
+        shared.rmdir()
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
+    yield from open_runner(tmp_path_factory.mktemp("process"))
+
+
+@pytest.fixture(scope="module")
+def same_uid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
+    """The control: the answers run as skill-be's own user, as they did before."""
+    yield from open_runner(tmp_path_factory.mktemp("same-uid"), frozenset({"uid"}))
+
+
+def test_as_root_the_code_runs_under_a_uid_of_its_own(runner: Runner) -> None:
+    code = """export const result = () => {
+  const uid = process.getuid(), gid = process.getgid(), groups = process.getgroups();
+  const ok = uid !== 0 && uid !== 65534 && gid === uid && groups.every((g) => g === gid);
+  return ok ? 'contained' : `uid ${uid} gid ${gid} groups ${groups}`;
+};"""
+    run = runner.run(code)
+    assert (run.results[0].passed, run.results[0].message) == (True, None)
+
+
+def test_a_detached_process_dies_with_the_answer(runner: Runner) -> None:
+    marker = runner.root / f"detached-{secrets.token_hex(4)}"
+    code = f"""import {{ spawn }} from 'node:child_process';
+export const result = () => {{
+  spawn('setsid', ['sh', '-c', 'while :; do touch {marker}; sleep 0.05; done'], {{ stdio: 'ignore', detached: true }}).unref();
+  return 'contained';
+}};"""
+    run = runner.run(code)
+    assert run.results[0].passed, run.results[0].message
+    time.sleep(0.3)
+    if marker.exists():
+        marker.unlink()
+    time.sleep(0.5)
+    assert not marker.exists()
+    runner.next_answer_is_unaffected()
 
 
 def test_skill_be_s_secrets_are_not_in_the_code_s_environment(runner: Runner) -> None:

@@ -48,6 +48,8 @@ class Settings:
     memory_mb: int
     cpus: float
     pids: int
+    # Protections switched off, by name; only tests do this, to show an attack works without them.
+    weaken: frozenset[str] = frozenset()
 
 
 class Slot(Protocol):

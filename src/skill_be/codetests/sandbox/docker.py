@@ -13,15 +13,11 @@ another container (the GitHub Action's); the Docker socket and skill-be's enviro
 from __future__ import annotations
 
 import contextlib
-import io
-import os
 import socket
 import struct
-import tarfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import docker
@@ -29,8 +25,8 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.types import Mount
 
 from skill_be import __version__
-from skill_be.codetests import harness
 from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work
+from skill_be.codetests.sandbox.payload import build_payload
 from skill_be.errors import ConfigError
 
 DEFAULT_IMAGE = f"skill-be-sandbox:{__version__}"
@@ -77,63 +73,6 @@ def engine_answers() -> str | None:
     except Exception as e:  # any failure to reach the engine means: no engine here
         return " ".join(str(e).split())[:200] or type(e).__name__
     return None
-
-
-def _root_owned(info: tarfile.TarInfo) -> tarfile.TarInfo:
-    info.uid = info.gid = 0
-    info.uname = info.gname = ""
-    info.mode = 0o755 if info.isdir() or info.mode & 0o111 else 0o644
-    return info
-
-
-def _walk(top: Path) -> Iterator[Path]:
-    """Every file and folder under `top`, following links (npm links local packages) but no cycle."""
-    seen: set[str] = set()
-    for folder, dirs, files in os.walk(top, followlinks=True):
-        real = os.path.realpath(folder)
-        if real in seen:
-            dirs[:] = []
-            continue
-        seen.add(real)
-        yield Path(folder)
-        for f in files:
-            yield Path(folder) / f
-
-
-def build_payload(works: tuple[Work, ...]) -> tuple[bytes, int]:
-    """The tar copied into each container at /work, and its size in bytes once unpacked."""
-    buf = io.BytesIO()
-    size = 0
-    with tarfile.open(fileobj=buf, mode="w", dereference=True) as tf:
-
-        def add(path: Path, arcname: str) -> None:
-            nonlocal size
-            if not path.exists():  # a dangling link in node_modules: nothing to copy
-                return
-            info = _root_owned(tf.gettarinfo(str(path), arcname))
-            if info.isreg():
-                size += info.size
-                with path.open("rb") as f:
-                    tf.addfile(info, f)
-            elif info.isdir():
-                tf.addfile(info)
-
-        add(harness.NODE_DIR, "h")
-        add(harness.RUNNER, "h/runner.mjs")
-        for work in works:
-            add(work.folder, f"b/{work.key}")
-            if work.packages is not None and work.packages.is_dir():
-                for p in _walk(work.packages):
-                    add(p, f"b/{work.key}/node_modules/{p.relative_to(work.packages).as_posix()}".rstrip("/."))
-            for p in _walk(work.folder):
-                rel = p.relative_to(work.folder)
-                if rel.parts[:1] == ("runs",):
-                    continue
-                add(p, f"b/{work.key}/w/{rel.as_posix()}".rstrip("/."))
-            runs = tarfile.TarInfo(f"b/{work.key}/w/runs")
-            runs.type, runs.mode, runs.uid, runs.gid = tarfile.DIRTYPE, 0o700, 65534, 65534
-            tf.addfile(runs)
-    return buf.getvalue(), size
 
 
 class DockerChannel:

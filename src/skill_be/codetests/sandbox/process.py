@@ -12,11 +12,13 @@ import selectors
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from skill_be.codetests import harness
-from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work
+from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, identity
 
 NOTE = (
     "note: code tests run the model's code on this machine, in a separate process without your "
@@ -98,24 +100,30 @@ class ProcessChannel:
 
 
 class ProcessSlot:
-    def __init__(self, sandbox: ProcessSandbox, settings: Settings) -> None:
+    def __init__(self, sandbox: ProcessSandbox, settings: Settings, uid: int | None) -> None:
         self.sandbox = sandbox
         self.settings = settings
+        self.uid = uid  # the answers' own uid, when skill-be runs as root; else they run as the user
         self.current: ProcessChannel | None = None
 
     def open(self) -> OpenChannel:
         if self.sandbox.closed:
             raise SandboxError("the process runner is closed")
-        folder = str(self.settings.works[0].folder) if self.settings.works else os.getcwd()
+        works = self.settings.works
+        folder = self.base(works[0]) if works else os.getcwd()
+        groups: list[int] | None = [] if self.uid is not None else None
         try:
             proc = subprocess.Popen(
-                [self.settings.node, str(harness.RUNNER), "run"],
+                [self.settings.node, str(self.sandbox.runner), "run"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=folder,
                 env=runner_environment(folder),
                 start_new_session=True,
+                user=self.uid,
+                group=self.uid,
+                extra_groups=groups,
             )
         except OSError as e:
             raise SandboxError(f"the test process could not start ({self.settings.node}: {e})") from None
@@ -123,10 +131,13 @@ class ProcessSlot:
         return self.current
 
     def base(self, work: Work) -> str:
-        return str(work.folder)
+        return str(self.sandbox.folder_of(work))
 
     def finished(self, work: Work, run: str) -> None:
-        shutil.rmtree(work.folder / "runs" / run, ignore_errors=True)
+        if self.uid is not None:
+            # What the answer started, detached or not, dies with it: every process of its uid.
+            identity.kill_all(self.uid)
+        shutil.rmtree(self.sandbox.folder_of(work) / "runs" / run, ignore_errors=True)
 
     def retire(self) -> None:
         pass
@@ -134,6 +145,8 @@ class ProcessSlot:
     def close(self) -> None:
         if self.current is not None:
             self.current.stop()
+        if self.uid is not None:
+            identity.kill_all(self.uid)
 
 
 class ProcessSandbox:
@@ -142,16 +155,55 @@ class ProcessSandbox:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.closed = False
+        self.lock = threading.Lock()
+        self.uids: set[int] = set()
+        # As root, the answers run under uids of their own, from a copy of the work folders that those
+        # uids can reach (the project's folder may be closed to them, as /root is).
+        self.drop = os.name == "posix" and os.geteuid() == 0 and "uid" not in settings.weaken
+        self.staged: Path | None = None
+        self.runner = harness.RUNNER
+        if self.drop:
+            from skill_be.codetests.sandbox.payload import stage
+
+            self.staged = stage(settings.works, tests_mode=0o755)
+            self.runner = self.staged / "h" / "runner.mjs"
+            _reachable(settings.node)
+
+    def folder_of(self, work: Work) -> Path:
+        return self.staged / "b" / work.key / "w" if self.staged is not None else work.folder
 
     def new_slot(self) -> ProcessSlot:
-        return ProcessSlot(self, self.settings)
+        uid: int | None = None
+        if self.drop:
+            with self.lock:
+                try:
+                    uid = identity.allocate(self.uids)
+                except RuntimeError as e:
+                    raise SandboxError(str(e)) from None
+        return ProcessSlot(self, self.settings, uid)
 
     def describe(self) -> dict[str, object]:
         return {"sandbox": "process", "node": self.settings.node}
 
     def close(self) -> list[str]:
         self.closed = True
+        for uid in self.uids:
+            identity.kill_all(uid)
+        if self.staged is not None:
+            shutil.rmtree(self.staged, ignore_errors=True)
         return []
+
+
+def _reachable(node: str) -> None:
+    """The answers' uid must be able to run Node: every folder above it open to other users."""
+    path = Path(shutil.which(node) or node)
+    closed = [p for p in path.parents if p.exists() and not p.stat().st_mode & 0o001]
+    if closed or (path.exists() and not path.stat().st_mode & 0o001):
+        raise SandboxError(
+            f"{path} cannot be run by another user ({closed[0] if closed else path} is closed to them), and the "
+            "process runner runs the answers as a user of their own when skill-be runs as root; install Node "
+            "where every user can run it"
+        )
 
 
 def create(settings: Settings, warn: Callable[[str], None]) -> ProcessSandbox:

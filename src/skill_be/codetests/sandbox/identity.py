@@ -1,0 +1,97 @@
+"""The user an answer runs as when skill-be runs as root: a uid and gid of its own, nobody else's.
+
+Root's processes (skill-be, the runner that keeps the verdicts) are out of reach of another uid: it
+cannot read their /proc/<pid>/environ or memory, nor ptrace or signal them. Each slot gets its own uid,
+so two answers running side by side cannot reach each other either, and after an answer every
+process of its uid is killed, detached ones included."""
+
+from __future__ import annotations
+
+import contextlib
+import grp
+import os
+import pwd
+import random
+import signal
+import time
+from pathlib import Path
+
+HIGH = (200_000, 900_000)  # far from the ranges distributions hand out to people and services
+LOW = (30_000, 59_000)  # for a user namespace that maps only the first 65536 ids
+
+
+def _mapped(uid: int, table: str) -> bool:
+    try:
+        lines = Path(f"/proc/self/{table}").read_text().split("\n")
+    except OSError:
+        return uid < 65_534
+    for line in lines:
+        parts = line.split()
+        if len(parts) == 3 and int(parts[0]) <= uid < int(parts[0]) + int(parts[2]):
+            return True
+    return False
+
+
+def _ids_in_use() -> set[int]:
+    """The uids and gids of every process on the machine (as far as /proc shows them)."""
+    used: set[int] = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        with contextlib.suppress(OSError):
+            for line in status.read_text().splitlines():
+                if line.startswith(("Uid:", "Gid:")):
+                    used.update(int(x) for x in line.split()[1:])
+    return used
+
+
+def _free(uid: int, in_use: set[int]) -> bool:
+    if uid in in_use or not (_mapped(uid, "uid_map") and _mapped(uid, "gid_map")):
+        return False
+    try:
+        pwd.getpwuid(uid)
+        return False
+    except KeyError:
+        pass
+    try:
+        grp.getgrgid(uid)
+        return False
+    except KeyError:
+        return True
+
+
+def allocate(taken: set[int]) -> int:
+    """A uid (also the gid) that no account, group, running process or `taken` has; added to `taken`.
+
+    RuntimeError when none is found."""
+    in_use = _ids_in_use()
+    for low, high in (HIGH, LOW):
+        for _ in range(200):
+            uid = random.randrange(low, high)
+            if uid not in taken and _free(uid, in_use):
+                taken.add(uid)
+                return uid
+    raise RuntimeError("no free uid was found for the answers")
+
+
+def processes_of(uid: int) -> list[int]:
+    pids: list[int] = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        with contextlib.suppress(OSError, ValueError):
+            for line in status.read_text().splitlines():
+                if line.startswith("Uid:"):
+                    if int(line.split()[1]) == uid:  # the real uid: what a setuid cannot give back
+                        pids.append(int(status.parent.name))
+                    break
+    return pids
+
+
+def kill_all(uid: int, give_up_s: float = 5.0) -> bool:
+    """Kill every process of `uid` until none is left; False when some survived `give_up_s`."""
+    deadline = time.monotonic() + give_up_s
+    while pids := processes_of(uid):
+        if time.monotonic() > deadline:
+            return False
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.005)
+    return True
