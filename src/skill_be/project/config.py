@@ -28,7 +28,7 @@ Task: {{task}}"""
 TOP_KEYS = (
     "skills", "evals", "model", "grader", "reps", "gradings", "concurrency", "timeoutSeconds",
     "results", "resultFile", "withSkillTemplate", "graderPrompt", "gate", "checks", "triage",
-    "tests", "codeTests",
+    "tests", "codeTests", "cache", "pricing",
 )  # fmt: skip
 GATE_KEYS = ("regressionOnCritical", "blockOnZero", "blockOnErrors", "rule", "margin", "inconclusive", "topUpReps")
 CHECKS_KEYS = ("typecheck", "coverage")
@@ -126,6 +126,8 @@ class Config(NamedTuple):
     triage_model: AdapterEntry | None = None
     tests: Path | None = None
     code_tests: CodeTestsConfig = CodeTestsConfig()
+    cache: bool = False  # the response cache (engine/cache.py); --cache and --no-cache override it
+    pricing: Mapping[str, object] = MappingProxyType({})  # model id -> prices; engine/pricing.py validates it
 
 
 def load_config(path: Path) -> Config:
@@ -182,6 +184,10 @@ def load_config(path: Path) -> Config:
         kw["tests"] = _resolve(root, v.string(m["tests"], top.key("tests")))
     if m.get("codeTests") is not None:
         kw["code_tests"] = _code_tests(m["codeTests"], top.key("codeTests"), root)
+    if m.get("cache") is not None:
+        kw["cache"] = v.boolean(m["cache"], top.key("cache"))
+    if m.get("pricing") is not None:
+        kw["pricing"] = m["pricing"]
     return Config(
         path=path, root=root, name=name, skills=skills, evals=evals, models=models,
         grader=grader, **kw,  # type: ignore[arg-type]
