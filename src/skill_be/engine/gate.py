@@ -1,15 +1,28 @@
-"""Scores per line, arm and model, and the release gate's three rules."""
+"""Scores per line, arm and model, and the release gate's decision: data only (reports/gate.py words it).
+
+Two rules. `strict` (the reference's): zero, critical regression and errors, each as the reference
+defines it; a regression block whose interval contains zero carries a note. `evidence`: a critical
+scenario (or one of its lines) blocks only when its delta is below zero at a one-sided level
+corrected for the tests made; what cannot rule out a harm of `gate.margin` is inconclusive.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
+from skill_be.engine import stats
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
+from skill_be.engine.stats import ArmSample, Interval
 from skill_be.project.config import GateConfig
 from skill_be.project.evals import Scenario
-from skill_be.reports import strings as s
+
+TEST_PREFIX = "[test] "  # how a code test is named among a scenario's lines (reports.strings has the same)
+ALPHA = 0.05  # evidence: the one-sided error level of a false block, shared by every test and look
+ZERO_THRESHOLD = 0.20  # evidence: zero blocks when the with-skill rate is surely below this on every model
+CONFIDENCE = 0.95  # every displayed interval
+Z95 = stats.z_two_sided(CONFIDENCE)
 
 
 def percent(yes: int, total: int) -> int:
@@ -35,6 +48,21 @@ class LineScore:
     def delta(self) -> int:
         return self.with_skill - self.baseline
 
+    @property
+    def counted(self) -> bool:
+        return self.baseline_total > 0 and self.with_skill_total > 0
+
+    def interval(self, z: float = Z95) -> Interval:
+        """The delta as a fraction with Newcombe's hybrid score interval (95% by default)."""
+        return stats.newcombe(
+            self.baseline_passed, self.baseline_total, self.with_skill_passed, self.with_skill_total, z
+        )
+
+    def variance(self) -> float:
+        return stats.line_variance(
+            self.baseline_passed, self.baseline_total, self.with_skill_passed, self.with_skill_total
+        )
+
 
 @dataclass(frozen=True)
 class ScenarioLines:
@@ -43,7 +71,7 @@ class ScenarioLines:
 
     @property
     def labels(self) -> list[tuple[str, str]]:
-        return [(c, "criterion") for c in self.scenario.criteria] + [(s.TEST_PREFIX + t, "test") for t in self.tests]
+        return [(c, "criterion") for c in self.scenario.criteria] + [(TEST_PREFIX + t, "test") for t in self.tests]
 
 
 def score_lines(lines: ScenarioLines, model: str, outputs: Sequence[Output]) -> list[LineScore]:
@@ -73,57 +101,171 @@ def score_lines(lines: ScenarioLines, model: str, outputs: Sequence[Output]) -> 
     return scores
 
 
+Samples = Mapping[tuple[str, str], tuple[ArmSample, ArmSample]]  # (scenario, model) -> (baseline, with skill)
+
+
+def arm_samples(
+    lines: Sequence[ScenarioLines], models: Sequence[str], outputs: Sequence[Output]
+) -> dict[tuple[str, str], tuple[ArmSample, ArmSample]]:
+    """Each scenario's answers on each model as shares of lines passed, per arm."""
+    out: dict[tuple[str, str], tuple[ArmSample, ArmSample]] = {}
+    for sl in lines:
+        n = len(sl.scenario.criteria)
+        for m in models:
+            mine = [o for o in outputs if o.scenario == sl.scenario.id and o.model == m]
+            base, skill = (
+                ArmSample.of([o.passes(n, sl.tests) for o in mine if o.arm == arm]) for arm in (BASELINE, WITH_SKILL)
+            )
+            if base.lines:
+                out[(sl.scenario.id, m)] = (base, skill)
+    return out
+
+
+@dataclass(frozen=True)
+class ScenarioEffect:
+    """A scenario's pooled delta on one model, with its 95% interval."""
+
+    scenario: str
+    model: str
+    critical: bool
+    interval: Interval
+    answers: tuple[int, int]  # (baseline, with skill)
+    reps_to_decide: int  # reps per arm at which the interval would exclude zero (or the margin)
+
+
+@dataclass(frozen=True)
+class Effects:
+    """Every displayed interval of a skill's run."""
+
+    lines: Mapping[tuple[str, str, str], Interval]  # (scenario, model, line) -> the line's delta
+    scenarios: tuple[ScenarioEffect, ...]
+    overall: Interval  # across scenarios (mean over models), two-level bootstrap
+    seed: int
+    low_sample: bool  # some arm has fewer than stats.LOW_SAMPLE_ANSWERS answers
+
+
+@dataclass(frozen=True)
+class Inconclusive:
+    """A delta whose interval reaches both below -margin and above zero, and the reps that would decide it."""
+
+    scenario: str
+    model: str
+    line: str | None  # None: the scenario's pooled delta
+    interval: Interval
+    reps: int  # reps per arm
+    have: int  # reps per arm now
+
+
+@dataclass(frozen=True)
+class NoiseNote:
+    """Strict rule: a regression block whose interval contains zero, and the reps that would decide it."""
+
+    score: LineScore
+    interval: Interval
+    reps: int
+
+
+@dataclass(frozen=True)
+class EvidenceBlock:
+    """Evidence rule: a critical scenario (line None) or line surely worse with the skill."""
+
+    scenario: str
+    model: str
+    line: str | None
+    interval: Interval  # at the one-sided corrected level: its high is the bound that is below zero
+    look: int
+    score: LineScore | None = None  # a line's scores
+
+
+@dataclass(frozen=True)
+class TopUp:
+    scenario: str
+    model: str
+    reps_from: int
+    reps_to: int
+
+
+@dataclass(frozen=True)
+class Levels:
+    """What decided: the rule and, under evidence, its error levels."""
+
+    rule: str
+    alpha: float = ALPHA  # family-wise one-sided level of a false block
+    looks: int = 1  # 2 with --top-up: the level is split between the looks
+    scenario_tests: int = 0  # critical scenarios × models
+    line_tests: int = 0  # critical lines × models
+    zero_threshold: float = ZERO_THRESHOLD
+    margin: float = 30.0
+
+    @property
+    def scenario_level(self) -> float:
+        return self.alpha / 2 / self.looks / max(self.scenario_tests, 1)
+
+    @property
+    def line_level(self) -> float:
+        return self.alpha / 2 / self.looks / max(self.line_tests, 1)
+
+    def to_json(self) -> dict[str, object]:
+        doc: dict[str, object] = {"rule": self.rule}
+        if self.rule == "evidence":
+            doc.update(
+                alpha=self.alpha,
+                looks=self.looks,
+                scenarioLevel=round(self.scenario_level, 6),
+                lineLevel=round(self.line_level, 6),
+                zeroThreshold=self.zero_threshold,
+                margin=self.margin,
+            )
+        return doc
+
+
 @dataclass(frozen=True)
 class Gate:
     ready: bool
     zero: tuple[tuple[str, str], ...]  # (scenario, line) at 0% with the skill on every model
-    regressions: tuple[LineScore, ...]  # critical lines that scored lower with the skill
+    regressions: tuple[LineScore, ...]  # strict: critical lines that scored lower with the skill
     errors: int
     error_blocks: bool
     has_tests: bool
+    levels: Levels = field(default_factory=lambda: Levels("strict"))
+    effects: Effects | None = None
+    notes: tuple[NoiseNote, ...] = ()  # strict: regression blocks within the noise
+    blocks: tuple[EvidenceBlock, ...] = ()  # evidence: scenarios and lines surely worse
+    inconclusive: tuple[Inconclusive, ...] = ()
+    inconclusive_blocks: bool = False
+    top_up: tuple[TopUp, ...] = ()
 
-    def section(self) -> list[str]:
-        """The Release Gate section of a report, in the fixed strings."""
-        out = [s.RELEASE_GATE_HEADING, ""]
-        bullets: list[str] = []
-        if self.errors:
-            line = (s.ERROR_LINE_WITH_TESTS if self.has_tests else s.ERROR_LINE).format(n=self.errors)
-            bullets.append(line if self.error_blocks else f"{line} Not blocking: gate.blockOnErrors is false.")
-        bullets += [s.BLOCKED_ZERO.format(scenario=sc, line=line) for sc, line in self.zero]
-        bullets += [
-            s.BLOCKED_REGRESSION.format(
-                scenario=r.scenario,
-                model=r.model,
-                line=r.line,
-                baseline=r.baseline,
-                with_skill=r.with_skill,
-                delta=s.signed(r.delta),
-            )
-            for r in self.regressions
-        ]
-        if self.ready:
-            out += [*bullets, ""] if bullets else []
-            out.append(s.READY_LINE)
-        else:
-            out += [*bullets, "", s.NOT_READY_LINE]
-        return out
 
-    def reasons(self) -> list[str]:
-        """The blocking reasons in plain words, for the result file and summary.json."""
-        out: list[str] = []
-        if self.errors and self.error_blocks:
-            what = (
-                "error(s): outputs not generated or graded, or code tests not run"
-                if self.has_tests
-                else ("output(s) could not be generated or graded")
-            )
-            out.append(f"{self.errors} {what}")
-        out += [f'universal 0%: {sc} — "{line}"' for sc, line in self.zero]
-        out += [
-            f'regression: {r.scenario} / {r.model} — "{r.line}": {r.baseline}% → {r.with_skill}% ({s.signed(r.delta)}pp)'
-            for r in self.regressions
-        ]
-        return out
+def effects(
+    scores: Sequence[LineScore], scenarios: Sequence[Scenario], models: Sequence[str], samples: Samples, margin: float
+) -> Effects:
+    """The 95% intervals of every line, scenario and the whole skill; deterministic for given data."""
+    critical = {sc.id for sc in scenarios if sc.critical}
+    lines = {(x.scenario, x.model, x.line): x.interval() for x in scores if x.counted}
+    per_scenario: list[ScenarioEffect] = []
+    for sc in scenarios:
+        for m in models:
+            if (sc.id, m) not in samples:
+                continue
+            base, skill = samples[(sc.id, m)]
+            iv = stats.pooled_delta(base, skill, CONFIDENCE)
+            half = _half_width_to_decide(iv.estimate, margin / 100, sc.id in critical)
+            reps = stats.pooled_reps_to_decide(base, skill, half, Z95)
+            per_scenario.append(ScenarioEffect(sc.id, m, sc.id in critical, iv, (base.n, skill.n), reps))
+    units = [
+        [(samples[(sc.id, m)][0].shares, samples[(sc.id, m)][1].shares) for m in models if (sc.id, m) in samples]
+        for sc in scenarios
+    ]
+    seed = stats.content_seed([sc.id for sc in scenarios], list(models), [[list(map(list, u)) for u in units]])
+    overall = stats.bootstrap_effect([u for u in units if u], seed, confidence=CONFIDENCE)
+    low = any(min(b.n, s.n) < stats.LOW_SAMPLE_ANSWERS for b, s in samples.values())
+    return Effects(lines, tuple(per_scenario), overall, seed, low)
+
+
+def _half_width_to_decide(d: float, margin: float, critical: bool) -> float:
+    """The half-width at which an interval around `d` is decided: below zero, or above -margin
+    (critical, under evidence) / clear of zero (anything else)."""
+    return max(-d, d + margin) if critical else abs(d)
 
 
 def decide(
@@ -133,20 +275,123 @@ def decide(
     errors: int,
     has_tests: bool,
     config: GateConfig,
+    samples: Samples | None = None,
+    looks: int = 1,
+    look: int = 1,
+    earlier: Gate | None = None,
 ) -> Gate:
-    """READY unless an enabled rule holds. Zero: 0% with the skill on every model. Regression: a
-    critical scenario's line lower with the skill than without, on any model. Errors: any at all."""
+    """READY unless an enabled rule holds. Under `strict`: zero (0% with the skill on every model),
+    regression (a critical line lower with the skill, on any model), errors (any). Under `evidence`,
+    see the module doc. `looks` is 2 when --top-up may look again; `earlier` is the first look's gate,
+    whose blocks stand."""
+    fx = effects(scores, scenarios, models, samples, config.margin) if samples is not None else None
+    error_blocks = config.block_on_errors and errors > 0
+    if config.rule == "evidence":
+        return _evidence(scores, scenarios, models, errors, has_tests, config, fx, samples or {}, looks, look, earlier)
     critical = {sc.id for sc in scenarios if sc.critical}
-    zero: list[tuple[str, str]] = []
-    if config.block_on_zero:
-        keys = list(dict.fromkeys((x.scenario, x.line) for x in scores))
-        for key in keys:
-            per_model = [x for x in scores if (x.scenario, x.line) == key]
-            if len(per_model) == len(models) and all(x.with_skill == 0 for x in per_model):
-                zero.append(key)
+    zero = _zero(scores, models, config, lambda x: x.with_skill == 0)
     regressions = tuple(
         x for x in scores if config.regression_on_critical and x.scenario in critical and x.with_skill < x.baseline
     )
-    error_blocks = config.block_on_errors and errors > 0
+    notes = []
+    for r in regressions:
+        if not r.counted:
+            continue
+        iv = r.interval()
+        if iv.contains(0.0):
+            notes.append(NoiseNote(r, iv, stats.reps_to_decide(r.variance(), -iv.estimate, Z95)))
     ready = not zero and not regressions and not error_blocks
-    return Gate(ready, tuple(zero), regressions, errors, config.block_on_errors, has_tests)
+    return Gate(ready, zero, regressions, errors, config.block_on_errors, has_tests, Levels("strict"), fx, tuple(notes))
+
+
+def _zero(
+    scores: Sequence[LineScore], models: Sequence[str], config: GateConfig, hits: Callable[[LineScore], bool]
+) -> tuple[tuple[str, str], ...]:
+    zero: list[tuple[str, str]] = []
+    if config.block_on_zero:
+        for key in dict.fromkeys((x.scenario, x.line) for x in scores):
+            per_model = [x for x in scores if (x.scenario, x.line) == key]
+            if len(per_model) == len(models) and all(hits(x) for x in per_model):
+                zero.append(key)
+    return tuple(zero)
+
+
+def _evidence(
+    scores: Sequence[LineScore],
+    scenarios: Sequence[Scenario],
+    models: Sequence[str],
+    errors: int,
+    has_tests: bool,
+    config: GateConfig,
+    fx: Effects | None,
+    samples: Samples,
+    looks: int,
+    look: int,
+    earlier: Gate | None,
+) -> Gate:
+    critical = {sc.id for sc in scenarios if sc.critical} if config.regression_on_critical else set()
+    crit_lines = [x for x in scores if x.scenario in critical and x.counted]
+    levels = Levels(
+        "evidence",
+        looks=looks,
+        scenario_tests=len(critical) * len(models),
+        line_tests=len(crit_lines),
+        margin=config.margin,
+    )
+    z_upper = stats.z_one_sided(0.05)
+    zero = _zero(
+        scores,
+        models,
+        config,
+        lambda x: x.counted and stats.wilson(x.with_skill_passed, x.with_skill_total, z_upper)[1] < ZERO_THRESHOLD,
+    )
+    margin = config.margin / 100
+    blocks: list[EvidenceBlock] = list(earlier.blocks) if earlier else []
+    seen = {(b.scenario, b.model, b.line) for b in blocks}
+    unclear: list[Inconclusive] = []
+    if fx is not None:
+        for e in fx.scenarios:
+            if not e.critical or e.scenario not in critical:
+                continue
+            iv = e.interval
+            base, skill = samples[(e.scenario, e.model)]
+            if (e.scenario, e.model, None) not in seen:
+                bound = stats.pooled_delta(base, skill, 1 - 2 * levels.scenario_level)
+                if bound.high < 0:
+                    blocks.append(EvidenceBlock(e.scenario, e.model, None, bound, look))
+                    seen.add((e.scenario, e.model, None))
+                    continue
+            if iv.low < -margin and iv.high > 0:
+                unclear.append(Inconclusive(e.scenario, e.model, None, iv, e.reps_to_decide, min(e.answers)))
+    z_line = stats.z_one_sided(levels.line_level)
+    blocked_scenarios = {(b.scenario, b.model) for b in blocks if b.line is None}
+    for x in crit_lines:
+        if (x.scenario, x.model, x.line) in seen:
+            continue
+        bound = x.interval(z_line)
+        if bound.high < 0:
+            blocks.append(EvidenceBlock(x.scenario, x.model, x.line, bound, look, x))
+            continue
+        iv = x.interval()
+        if (x.scenario, x.model) not in blocked_scenarios and iv.low < -margin and iv.high > 0:
+            half = _half_width_to_decide(iv.estimate, margin, True)
+            reps = stats.reps_to_decide(x.variance(), half, Z95)
+            have = min(x.baseline_total, x.with_skill_total)
+            unclear.append(Inconclusive(x.scenario, x.model, x.line, iv, max(reps, have + 1), have))
+    error_blocks = config.block_on_errors and errors > 0
+    inconclusive_blocks = config.inconclusive == "block" and bool(unclear)
+    ready = not zero and not blocks and not error_blocks and not inconclusive_blocks
+    return Gate(
+        ready=ready,
+        zero=zero,
+        regressions=(),
+        errors=errors,
+        error_blocks=config.block_on_errors,
+        has_tests=has_tests,
+        levels=levels,
+        effects=fx,
+        blocks=tuple(blocks),
+        inconclusive=tuple(unclear),
+        inconclusive_blocks=inconclusive_blocks,
+        top_up=earlier.top_up if earlier else (),
+    )

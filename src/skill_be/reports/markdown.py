@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from skill_be.engine.gate import Gate, LineScore
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import SkillRun
+from skill_be.engine.stats import LOW_SAMPLE_ANSWERS
 from skill_be.reports import strings as s
+from skill_be.reports.gate import pp, release_gate_section
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ def skill_report(run: SkillRun, h: Header) -> str:
             outputs = [o for o in run.outputs if o.scenario == sc.id and o.model == label]
             out += ["", f"**{label}**", "", s.TABLE_HEAD]
             out += [f"| {_cell(x.line)} | {x.baseline}% | {x.with_skill}% | {s.signed(x.delta)}pp |" for x in scores]
+            out += interval_lines(run.gate, sc.id, label, scores)
             tokens = token_line(outputs)
             notes = [f"- **{s.ERROR_TAG}** {e}" for o in outputs for e in o.errors]
             notes += [f"- **{s.NOTE_TAG}** {n}" for o in outputs for n in o.notes]
@@ -53,8 +57,40 @@ def skill_report(run: SkillRun, h: Header) -> str:
             if tokens:
                 out.append(tokens)
             out += notes
-    out += ["", "---", "", *run.gate.section(), ""]
+    fx = run.gate.effects
+    if fx is not None and fx.scenarios:
+        iv = fx.overall
+        low = f", {s.LOW_SAMPLE}" if fx.low_sample else ""
+        out += [
+            "",
+            s.OVERALL_LINE.format(
+                seed=fx.seed, delta=pp(iv.estimate), low=pp(iv.low), high=pp(iv.high), label=iv.label, low_sample=low
+            ),
+        ]
+    out += ["", "---", "", *release_gate_section(run.gate), ""]
     return "\n".join(out)
+
+
+def interval_lines(gate: Gate, scenario: str, model: str, scores: Sequence[LineScore]) -> list[str]:
+    """After a table: each line's delta and the scenario's mean delta with their 95% intervals."""
+    fx = gate.effects
+    if fx is None:
+        return []
+    pooled = next((e for e in fx.scenarios if e.scenario == scenario and e.model == model), None)
+    if pooled is None:
+        return []
+    n = min(pooled.answers)
+    low = f", {s.LOW_SAMPLE}" if n < LOW_SAMPLE_ANSWERS else ""
+    out = ["", s.INTERVALS_HEAD.format(reps=f"{n} rep" + ("" if n == 1 else "s"), low=low)]
+    for x in scores:
+        iv = fx.lines.get((x.scenario, x.model, x.line))
+        if iv is not None:
+            out.append(
+                s.INTERVAL_LINE.format(line=_cell(x.line), delta=pp(iv.estimate), low=pp(iv.low), high=pp(iv.high))
+            )
+    iv = pooled.interval
+    out.append(s.SCENARIO_INTERVAL_LINE.format(delta=pp(iv.estimate), low=pp(iv.low), high=pp(iv.high), label=iv.label))
+    return out
 
 
 def _cell(text: str) -> str:

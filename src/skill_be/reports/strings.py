@@ -27,3 +27,39 @@ NOTE_TAG = "[NOTE]"
 
 def signed(pp: int) -> str:
     return f"+{pp}" if pp >= 0 else str(pp)
+
+
+# Added by skill-be (not in the reference): intervals and the evidence rule. New lines only.
+NOISE_NOTE = "  - Within the noise: the 95% interval of this delta, {low} to {high}pp, contains 0; about {reps} reps per arm would decide it (now {have})."
+NOISE_NOTE_NEVER = "  - Within the noise: the 95% interval of this delta, {low} to {high}pp, contains 0."
+BLOCKED_SCENARIO = (
+    "- **BLOCKED** (regression, evidence): `{scenario}` / {model} — the scenario's mean delta {delta}pp; "
+    "its upper bound {high}pp is below 0 at the one-sided level {level}"
+)
+BLOCKED_LINE = (
+    '- **BLOCKED** (regression, evidence): `{scenario}` / {model} — *"{line}"*: {baseline}% → {with_skill}% '
+    "({delta}pp); its upper bound {high}pp is below 0 at the one-sided level {level}"
+)
+BLOCKED_ZERO_EVIDENCE = (
+    '- **BLOCKED** (universal 0%, evidence): `{scenario}` — criterion: *"{line}"*: with the skill below {threshold}% '
+    "on every model (one-sided 95% upper bound)"
+)
+INCONCLUSIVE = (
+    "- **INCONCLUSIVE**: `{scenario}` / {model} — {what}: {delta}pp, 95% interval {low} to {high}pp, reaches both "
+    "below -{margin}pp and above 0; about {reps} reps per arm would decide it (now {have}). {effect}"
+)
+INCONCLUSIVE_PASSES = "Not blocking: gate.inconclusive is pass."
+INCONCLUSIVE_BLOCKS = "Blocking: gate.inconclusive is block."
+RULE_EVIDENCE = (
+    "Rule: evidence. A false block is kept under {alpha} (one-sided), split between scenarios and lines{looks}: "
+    "each of {scenarios} critical scenario test(s) at {scenario_level}, each of {lines} line test(s) at {line_level}."
+)
+TOP_UP_LINE = "Top-up: `{scenario}` / {model} from {reps_from} to {reps_to} reps per arm ({calls} more model calls)."
+INTERVALS_HEAD = "95% intervals of the deltas ({reps} per arm{low}):"
+INTERVAL_LINE = "- *{line}*: {delta}pp, {low} to {high}pp"
+SCENARIO_INTERVAL_LINE = "- scenario mean: {delta}pp, {low} to {high}pp: {label}"
+OVERALL_LINE = (
+    "Overall effect of the skill (mean over scenarios and models, 95% two-level bootstrap interval, seed {seed}): "
+    "{delta}pp, {low} to {high}pp: {label}{low_sample}."
+)
+LOW_SAMPLE = "low sample"

@@ -8,9 +8,12 @@ from pathlib import Path
 from skill_be import __version__
 from skill_be.adapters.base import Usage
 from skill_be.checks import CheckOutcome
+from skill_be.engine.gate import Gate, LineScore
 from skill_be.engine.observations import Grading, Output
 from skill_be.engine.runner import SkillRun
+from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, REPS_CAP, Interval
 from skill_be.engine.verdicts import reasoning
+from skill_be.reports.gate import gate_reasons
 
 SCHEMA_VERSION = 1
 
@@ -66,10 +69,12 @@ def skill_summary(
                         "baseline": x.baseline,
                         "withSkill": x.with_skill,
                         "delta": x.delta,
+                        **_line_interval(run, x),
                     }
                     for x in run.scores
                     if x.scenario == sc.id and x.model == label
                 ],
+                **_scenario_interval(run, sc.id, label),
                 "outputs": [
                     _output(o, output_file(o), root) for o in run.outputs if o.scenario == sc.id and o.model == label
                 ],
@@ -87,7 +92,7 @@ def skill_summary(
     g = run.gate
     return {
         "ready": g.ready,
-        "reasons": g.reasons(),
+        "reasons": gate_reasons(g),
         "errors": run.errors,
         "seconds": round(run.seconds, 3),
         "fingerprint": fingerprint,
@@ -105,8 +110,91 @@ def skill_summary(
                 for r in g.regressions
             ],
             "errors": g.errors,
+            **_gate_evidence(g),
         },
+        **_overall(g),
         "scenarios": scenarios,
+    }
+
+
+def _iv(iv: Interval) -> dict[str, object]:
+    """An interval in percentage points, one decimal."""
+    return {"estimate": _pp(iv.estimate), "low": _pp(iv.low), "high": _pp(iv.high)}
+
+
+def _pp(x: float) -> float:
+    return round(x * 100, 1)
+
+
+def _line_interval(run: SkillRun, x: LineScore) -> dict[str, object]:
+    fx = run.gate.effects
+    iv = fx.lines.get((x.scenario, x.model, x.line)) if fx else None
+    if iv is None:
+        return {}
+    return {
+        "counts": {
+            "baseline": [x.baseline_passed, x.baseline_total],
+            "withSkill": [x.with_skill_passed, x.with_skill_total],
+        },
+        "deltaInterval": _iv(iv),
+        "effect": iv.label,
+    }
+
+
+def _scenario_interval(run: SkillRun, scenario: str, model: str) -> dict[str, object]:
+    fx = run.gate.effects
+    e = next((e for e in fx.scenarios if e.scenario == scenario and e.model == model), None) if fx else None
+    if e is None:
+        return {}
+    return {
+        "pooled": {
+            **_iv(e.interval),
+            "effect": e.interval.label,
+            "answers": {"baseline": e.answers[0], "withSkill": e.answers[1]},
+            "lowSample": min(e.answers) < LOW_SAMPLE_ANSWERS,
+            "repsToDecide": e.reps_to_decide if e.reps_to_decide <= REPS_CAP else None,
+        }
+    }
+
+
+def _overall(g: Gate) -> dict[str, object]:
+    fx = g.effects
+    if fx is None:
+        return {}
+    return {"effect": {**_iv(fx.overall), "label": fx.overall.label, "lowSample": fx.low_sample, "seed": fx.seed}}
+
+
+def _gate_evidence(g: Gate) -> dict[str, object]:
+    """What skill-be adds to the reference's gate keys: the rule and levels, and what they found."""
+    return {
+        **g.levels.to_json(),
+        "noise": [
+            {
+                "scenario": n.score.scenario,
+                "model": n.score.model,
+                "line": n.score.line,
+                "interval": _iv(n.interval),
+                "repsToDecide": n.reps if n.reps <= REPS_CAP else None,
+            }
+            for n in g.notes
+        ],
+        "blocks": [
+            {"scenario": b.scenario, "model": b.model, "line": b.line, "bound": _iv(b.interval), "look": b.look}
+            for b in g.blocks
+        ],
+        "inconclusive": [
+            {
+                "scenario": i.scenario,
+                "model": i.model,
+                "line": i.line,
+                "interval": _iv(i.interval),
+                "repsToDecide": i.reps if i.reps <= REPS_CAP else None,
+                "reps": i.have,
+            }
+            for i in g.inconclusive
+        ],
+        "inconclusiveBlocks": g.inconclusive_blocks,
+        "topUp": [{"scenario": t.scenario, "model": t.model, "from": t.reps_from, "to": t.reps_to} for t in g.top_up],
     }
 
 

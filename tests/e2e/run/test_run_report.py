@@ -62,7 +62,17 @@ def test_ready_run_writes_report_run_dir_summary_and_result_file(tmp_path: Path)
     money = summary["skills"]["money"]
     assert money["ready"] is True
     lines_ = money["scenarios"][0]["models"]["m1"]["lines"]
-    assert lines_[0] == {"line": "Uses allocate", "kind": "criterion", "baseline": 0, "withSkill": 100, "delta": 100}
+    assert lines_[0] == {
+        "line": "Uses allocate",
+        "kind": "criterion",
+        "baseline": 0,
+        "withSkill": 100,
+        "delta": 100,
+        # issue 12: the counts and the delta's 95% interval (Newcombe's hybrid score, 0/2 vs 2/2)
+        "counts": {"baseline": [0, 2], "withSkill": [2, 2]},
+        "deltaInterval": {"estimate": 100.0, "low": 7.0, "high": 100.0},
+        "effect": "better",
+    }
     outputs = money["scenarios"][0]["models"]["m1"]["outputs"]
     assert {(o["rep"], o["arm"]) for o in outputs} == {
         (1, "baseline"),

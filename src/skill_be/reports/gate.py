@@ -1,0 +1,169 @@
+"""The gate's decision in words: the Release Gate section of a report (fixed strings) and the plain
+reasons the result file and summary.json record."""
+
+from __future__ import annotations
+
+from skill_be.engine.gate import EvidenceBlock, Gate, Inconclusive
+from skill_be.engine.stats import REPS_CAP, Interval
+from skill_be.reports import strings as s
+
+
+def pp(x: float) -> str:
+    """A fraction as signed whole percentage points: 0.123 -> "+12", -0.5 -> "-50"."""
+    return s.signed(round(x * 100))
+
+
+def reps_text(reps: int) -> str:
+    return f"more than {REPS_CAP}" if reps > REPS_CAP else str(reps)
+
+
+def level_text(level: float) -> str:
+    return f"{level:.4g}"
+
+
+def release_gate_section(gate: Gate) -> list[str]:
+    """The Release Gate section: the reference's lines, each followed by what skill-be adds."""
+    out = [s.RELEASE_GATE_HEADING, ""]
+    bullets: list[str] = []
+    if gate.errors:
+        line = (s.ERROR_LINE_WITH_TESTS if gate.has_tests else s.ERROR_LINE).format(n=gate.errors)
+        bullets.append(line if gate.error_blocks else f"{line} Not blocking: gate.blockOnErrors is false.")
+    if gate.levels.rule == "evidence":
+        bullets += _evidence_bullets(gate)
+    else:
+        bullets += [s.BLOCKED_ZERO.format(scenario=sc, line=line) for sc, line in gate.zero]
+        notes = {(n.score.scenario, n.score.model, n.score.line): n for n in gate.notes}
+        for r in gate.regressions:
+            bullets.append(
+                s.BLOCKED_REGRESSION.format(
+                    scenario=r.scenario,
+                    model=r.model,
+                    line=r.line,
+                    baseline=r.baseline,
+                    with_skill=r.with_skill,
+                    delta=s.signed(r.delta),
+                )
+            )
+            note = notes.get((r.scenario, r.model, r.line))
+            if note:
+                have = min(note.score.baseline_total, note.score.with_skill_total)
+                low, high = pp(note.interval.low), pp(note.interval.high)
+                bullets.append(
+                    s.NOISE_NOTE.format(low=low, high=high, reps=reps_text(note.reps), have=have)
+                    if note.reps > have
+                    else s.NOISE_NOTE_NEVER.format(low=low, high=high)
+                )
+    extra = _rule_lines(gate)
+    if gate.ready:
+        out += [*bullets, ""] if bullets else []
+        out += [*extra, ""] if extra else []
+        out.append(s.READY_LINE)
+    else:
+        out += [*bullets, ""]
+        out += [*extra, ""] if extra else []
+        out.append(s.NOT_READY_LINE)
+    return out
+
+
+def _evidence_bullets(gate: Gate) -> list[str]:
+    lines = [
+        s.BLOCKED_ZERO_EVIDENCE.format(scenario=sc, line=line, threshold=round(gate.levels.zero_threshold * 100))
+        for sc, line in gate.zero
+    ]
+    lines += [_block_line(gate, b) for b in gate.blocks]
+    lines += [_inconclusive_line(gate, i) for i in gate.inconclusive]
+    return lines
+
+
+def _block_line(gate: Gate, b: EvidenceBlock) -> str:
+    level = level_text(gate.levels.scenario_level if b.line is None else gate.levels.line_level)
+    if b.line is None:
+        return s.BLOCKED_SCENARIO.format(
+            scenario=b.scenario, model=b.model, delta=pp(b.interval.estimate), high=pp(b.interval.high), level=level
+        )
+    score = b.score
+    return s.BLOCKED_LINE.format(
+        scenario=b.scenario,
+        model=b.model,
+        line=b.line,
+        baseline=score.baseline if score else "?",
+        with_skill=score.with_skill if score else "?",
+        delta=pp(b.interval.estimate),
+        high=pp(b.interval.high),
+        level=level,
+    )
+
+
+def _inconclusive_line(gate: Gate, i: Inconclusive) -> str:
+    return s.INCONCLUSIVE.format(
+        scenario=i.scenario,
+        model=i.model,
+        what="the scenario's mean delta" if i.line is None else f'*"{i.line}"*',
+        delta=pp(i.interval.estimate),
+        low=pp(i.interval.low),
+        high=pp(i.interval.high),
+        margin=_num(gate.levels.margin),
+        reps=reps_text(i.reps),
+        have=i.have,
+        effect=s.INCONCLUSIVE_BLOCKS if gate.inconclusive_blocks else s.INCONCLUSIVE_PASSES,
+    )
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _rule_lines(gate: Gate) -> list[str]:
+    lv = gate.levels
+    if lv.rule != "evidence":
+        return []
+    out = [
+        s.RULE_EVIDENCE.format(
+            alpha=lv.alpha,
+            looks=f" and between {lv.looks} looks (--top-up)" if lv.looks > 1 else "",
+            scenarios=lv.scenario_tests,
+            scenario_level=level_text(lv.scenario_level),
+            lines=lv.line_tests,
+            line_level=level_text(lv.line_level),
+        )
+    ]
+    out += [top_up_line(t.scenario, t.model, t.reps_from, t.reps_to) for t in gate.top_up]
+    return out
+
+
+def top_up_line(scenario: str, model: str, reps_from: int, reps_to: int) -> str:
+    return s.TOP_UP_LINE.format(
+        scenario=scenario, model=model, reps_from=reps_from, reps_to=reps_to, calls=2 * (reps_to - reps_from)
+    )
+
+
+def interval_text(iv: Interval) -> str:
+    return f"{pp(iv.estimate)}pp [{pp(iv.low)}, {pp(iv.high)}]"
+
+
+def gate_reasons(gate: Gate) -> list[str]:
+    """The blocking reasons in plain words, for the result file and summary.json."""
+    out: list[str] = []
+    if gate.errors and gate.error_blocks:
+        what = (
+            "error(s): outputs not generated or graded, or code tests not run"
+            if gate.has_tests
+            else ("output(s) could not be generated or graded")
+        )
+        out.append(f"{gate.errors} {what}")
+    out += [f'universal 0%: {sc} — "{line}"' for sc, line in gate.zero]
+    out += [
+        f'regression: {r.scenario} / {r.model} — "{r.line}": {r.baseline}% → {r.with_skill}% ({s.signed(r.delta)}pp)'
+        for r in gate.regressions
+    ]
+    for b in gate.blocks:
+        what = "the scenario's mean delta" if b.line is None else f'"{b.line}"'
+        out.append(f"regression (evidence): {b.scenario} / {b.model} — {what}: {pp(b.interval.estimate)}pp, below 0")
+    if gate.inconclusive_blocks:
+        for i in gate.inconclusive:
+            what = "the scenario's mean delta" if i.line is None else f'"{i.line}"'
+            out.append(
+                f"inconclusive: {i.scenario} / {i.model} — {what}: {interval_text(i.interval)}; "
+                f"about {reps_text(i.reps)} reps per arm would decide it"
+            )
+    return out
