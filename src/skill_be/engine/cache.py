@@ -15,16 +15,20 @@ import os
 import shlex
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from skill_be.adapters.base import Answer, Usage
+from skill_be.engine.runner import Call, CallTag, Model
 from skill_be.paths import shown
 
 FORMAT = 1  # bump to start a fresh cache when the entry format or the key changes
 MODULE_SUFFIXES = (".py", ".js", ".mjs", ".cjs")
 _MAX_HASHED_FILE = 8 << 20  # a file named on a command line is hashed only below this size
+
+
+MakeCall = Callable[[Model, str, tuple[int, ...], CallTag], Awaitable[Call]]
 
 
 def cache_folder(config_root: Path) -> Path:
@@ -284,3 +288,42 @@ def _drop_empty(folder: Path) -> None:
             if sub.is_dir() and len(sub.name) == 2:
                 with contextlib.suppress(OSError):
                     sub.rmdir()
+
+
+# --- the engine's side: every generation and grading call looks here first ----------------------
+
+
+class CachedCalls:
+    """Wraps the engine's model calls: a hit returns the stored answer without taking a slot or calling
+    the model; a successful miss is stored. Only generations and gradings are cached: triage's calls
+    must be fresh samples."""
+
+    KINDS = ("generate", "grade")
+
+    def __init__(self, cache: ResponseCache, identities: Mapping[int, str], skills: Sequence[str]) -> None:
+        self.cache = cache
+        self.identities = identities  # id(model.adapter) -> adapter_identity of its entry
+        self.skills = skills  # the engine's skill index -> the skill's name
+
+    def key(self, adapter: object, prompt: str, tag: CallTag) -> str | None:
+        identity = self.identities.get(id(adapter))
+        if identity is None or tag.kind not in self.KINDS:
+            return None
+        if tag.kind == "generate":
+            return generation_key(identity, prompt, tag.arm, tag.rep)
+        return grading_key(identity, prompt, tag.rep, tag.k, tag.attempt)
+
+    async def call(self, make: MakeCall, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
+        key = self.key(model.adapter, prompt, tag)
+        if key is None:
+            return await make(model, prompt, priority, tag)
+        skill = self.skills[priority[0]] if priority and priority[0] < len(self.skills) else ""
+        started = time.monotonic()
+        answer = self.cache.get(key, skill)
+        if answer is not None:
+            return Call(answer, None, time.monotonic() - started)
+        result = await make(model, prompt, priority, tag)
+        self.cache.count_made(skill)
+        if result.answer is not None:
+            self.cache.put(key, result.answer)
+        return result

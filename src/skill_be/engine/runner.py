@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from skill_be.adapters.base import Adapter, AdapterStartError, Answer, CallContext
 from skill_be.engine.gate import Gate, LineScore, ScenarioLines
@@ -18,6 +18,9 @@ from skill_be.engine.topup import settle
 from skill_be.engine.verdicts import Unparseable, majority, parse_verdicts
 from skill_be.project.config import GateConfig
 from skill_be.project.loader import Skill
+
+if TYPE_CHECKING:
+    from skill_be.engine.cache import CachedCalls
 
 GRADE, GENERATE = 0, 1
 
@@ -73,6 +76,7 @@ class CallTag(NamedTuple):
     rep: int = 0
     arm: str = ""
     k: int = 0  # the grading's index, 1-based
+    attempt: int = 1  # a retried grading is another call: the cache keeps both apart
 
 
 class Call(NamedTuple):
@@ -116,11 +120,17 @@ class Engine:
         self.tests = tests
         self.redact = redact
         self._seq = 0
+        self.cache: CachedCalls | None = None  # engine/cache.py: set by run when the response cache is on
 
     async def call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         """Every model call goes through here: under the shared limit and the per-call timeout.
         Failures are returned, not raised, except an adapter that cannot start at all, which stops
         the command."""
+        if self.cache is not None:  # a hit takes no slot and calls no model
+            return await self.cache.call(self._call, model, prompt, priority, tag)
+        return await self._call(model, prompt, priority, tag)
+
+    async def _call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         async with self.limiter.slot(priority):
             started = time.monotonic()
             ctx = CallContext(timeout_seconds=self.settings.timeout_seconds, cwd=self.settings.cwd)
@@ -223,8 +233,8 @@ class Engine:
         """A failed or unparseable grading is retried once."""
         assert self.grader is not None
         g = Grading(k=k)
-        for _attempt in range(2):
-            tag = CallTag("grade", out.scenario, out.rep, out.arm, k)
+        for attempt in (1, 2):
+            tag = CallTag("grade", out.scenario, out.rep, out.arm, k, attempt)
             answer, error, seconds = await self.call(self.grader, prompt, self.priority(skill_index, GRADE), tag)
             g.seconds += seconds
             if answer is None:
