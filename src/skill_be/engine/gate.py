@@ -20,9 +20,13 @@ from skill_be.project.evals import Scenario
 
 TEST_PREFIX = "[test] "  # how a code test is named among a scenario's lines (reports.strings has the same)
 ALPHA = 0.05  # evidence: the one-sided error level of a false block, shared by every test and look
+SCENARIO_SHARE = 0.8  # of ALPHA for the critical scenarios' tests; the rest for their lines' tests
+FIRST_LOOK_SHARE = 0.25  # of ALPHA for the first look when --top-up may look again (few reps: rarely decisive)
 ZERO_THRESHOLD = 0.20  # evidence: zero blocks when the with-skill rate is surely below this on every model
 CONFIDENCE = 0.95  # every displayed interval
 Z95 = stats.z_two_sided(CONFIDENCE)
+# "Reps that would decide it": where the interval would clear its boundary 80% of the time, not half.
+Z_DECIDE = Z95 + stats.z_one_sided(0.2)
 
 
 def percent(yes: int, total: int) -> int:
@@ -192,18 +196,26 @@ class Levels:
     rule: str
     alpha: float = ALPHA  # family-wise one-sided level of a false block
     looks: int = 1  # 2 with --top-up: the level is split between the looks
+    look: int = 1  # which look this is
     scenario_tests: int = 0  # critical scenarios × models
     line_tests: int = 0  # critical lines × models
     zero_threshold: float = ZERO_THRESHOLD
     margin: float = 30.0
 
     @property
+    def look_share(self) -> float:
+        if self.looks == 1:
+            return 1.0
+        return FIRST_LOOK_SHARE if self.look == 1 else 1.0 - FIRST_LOOK_SHARE
+
+    @property
     def scenario_level(self) -> float:
-        return self.alpha / 2 / self.looks / max(self.scenario_tests, 1)
+        """Bonferroni: each critical scenario × model test's one-sided level."""
+        return self.alpha * SCENARIO_SHARE * self.look_share / max(self.scenario_tests, 1)
 
     @property
     def line_level(self) -> float:
-        return self.alpha / 2 / self.looks / max(self.line_tests, 1)
+        return self.alpha * (1 - SCENARIO_SHARE) * self.look_share / max(self.line_tests, 1)
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {"rule": self.rule}
@@ -211,6 +223,7 @@ class Levels:
             doc.update(
                 alpha=self.alpha,
                 looks=self.looks,
+                look=self.look,
                 scenarioLevel=round(self.scenario_level, 6),
                 lineLevel=round(self.line_level, 6),
                 zeroThreshold=self.zero_threshold,
@@ -237,7 +250,12 @@ class Gate:
 
 
 def effects(
-    scores: Sequence[LineScore], scenarios: Sequence[Scenario], models: Sequence[str], samples: Samples, margin: float
+    scores: Sequence[LineScore],
+    scenarios: Sequence[Scenario],
+    models: Sequence[str],
+    samples: Samples,
+    margin: float,
+    resamples: int = 2000,
 ) -> Effects:
     """The 95% intervals of every line, scenario and the whole skill; deterministic for given data."""
     critical = {sc.id for sc in scenarios if sc.critical}
@@ -250,14 +268,14 @@ def effects(
             base, skill = samples[(sc.id, m)]
             iv = stats.pooled_delta(base, skill, CONFIDENCE)
             half = _half_width_to_decide(iv.estimate, margin / 100, sc.id in critical)
-            reps = stats.pooled_reps_to_decide(base, skill, half, Z95)
+            reps = stats.pooled_reps_to_decide(base, skill, half, Z_DECIDE)
             per_scenario.append(ScenarioEffect(sc.id, m, sc.id in critical, iv, (base.n, skill.n), reps))
     units = [
         [(samples[(sc.id, m)][0].shares, samples[(sc.id, m)][1].shares) for m in models if (sc.id, m) in samples]
         for sc in scenarios
     ]
     seed = stats.content_seed([sc.id for sc in scenarios], list(models), [[list(map(list, u)) for u in units]])
-    overall = stats.bootstrap_effect([u for u in units if u], seed, confidence=CONFIDENCE)
+    overall = stats.bootstrap_effect([u for u in units if u], seed, resamples, CONFIDENCE)
     low = any(min(b.n, s.n) < stats.LOW_SAMPLE_ANSWERS for b, s in samples.values())
     return Effects(lines, tuple(per_scenario), overall, seed, low)
 
@@ -279,12 +297,13 @@ def decide(
     looks: int = 1,
     look: int = 1,
     earlier: Gate | None = None,
+    resamples: int = 2000,
 ) -> Gate:
     """READY unless an enabled rule holds. Under `strict`: zero (0% with the skill on every model),
     regression (a critical line lower with the skill, on any model), errors (any). Under `evidence`,
     see the module doc. `looks` is 2 when --top-up may look again; `earlier` is the first look's gate,
     whose blocks stand."""
-    fx = effects(scores, scenarios, models, samples, config.margin) if samples is not None else None
+    fx = effects(scores, scenarios, models, samples, config.margin, resamples) if samples is not None else None
     error_blocks = config.block_on_errors and errors > 0
     if config.rule == "evidence":
         return _evidence(scores, scenarios, models, errors, has_tests, config, fx, samples or {}, looks, look, earlier)
@@ -299,7 +318,7 @@ def decide(
             continue
         iv = r.interval()
         if iv.contains(0.0):
-            notes.append(NoiseNote(r, iv, stats.reps_to_decide(r.variance(), -iv.estimate, Z95)))
+            notes.append(NoiseNote(r, iv, stats.reps_to_decide(r.variance(), -iv.estimate, Z_DECIDE)))
     ready = not zero and not regressions and not error_blocks
     return Gate(ready, zero, regressions, errors, config.block_on_errors, has_tests, Levels("strict"), fx, tuple(notes))
 
@@ -334,6 +353,7 @@ def _evidence(
     levels = Levels(
         "evidence",
         looks=looks,
+        look=look,
         scenario_tests=len(critical) * len(models),
         line_tests=len(crit_lines),
         margin=config.margin,
@@ -375,7 +395,7 @@ def _evidence(
         iv = x.interval()
         if (x.scenario, x.model) not in blocked_scenarios and iv.low < -margin and iv.high > 0:
             half = _half_width_to_decide(iv.estimate, margin, True)
-            reps = stats.reps_to_decide(x.variance(), half, Z95)
+            reps = stats.reps_to_decide(x.variance(), half, Z_DECIDE)
             have = min(x.baseline_total, x.with_skill_total)
             unclear.append(Inconclusive(x.scenario, x.model, x.line, iv, max(reps, have + 1), have))
     error_blocks = config.block_on_errors and errors > 0

@@ -276,7 +276,7 @@ def bootstrap_effect(units: Sequence[Unit], seed: int, resamples: int = 2000, co
     percentile interval from a two-level bootstrap: scenarios with replacement, then answers with
     replacement within each arm of each model of each chosen scenario."""
     units = [u for u in units if u and all(b and s for b, s in u)]
-    if not units:
+    if not units or resamples < 1:
         return Interval(0.0, -1.0, 1.0)
     estimate = _mean([_unit_effect(u) for u in units])
     rng = random.Random(seed)

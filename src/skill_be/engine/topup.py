@@ -1,8 +1,8 @@
 """After the reps: the scores, the gate, and under `--top-up` a second look at what was inconclusive.
 
-The first look is decided at half the error level; each inconclusive (scenario, model) then gets
+The first look is decided at a quarter of the error level (gate.FIRST_LOOK_SHARE); each inconclusive (scenario, model) then gets
 more reps, up to the reps that would decide it and at most `gate.topUpReps`, and the gate is decided
-again on every rep at the other half. Blocks of the first look stand.
+again on every rep at the other three quarters. Blocks of the first look stand.
 """
 
 from __future__ import annotations
@@ -71,7 +71,8 @@ async def settle(
     labels = [m.label for m in models]
     scenarios = [sl.scenario for sl in lines]
     has_tests = any(sl.tests or sl.scenario.output for sl in lines)
-    looks = 2 if top_up and config.rule == "evidence" else 1
+    # A second look only when one can happen: the level is split only then.
+    looks = 2 if top_up and config.rule == "evidence" and config.top_up_reps > reps else 1
 
     def look(n: int, earlier: Gate | None) -> tuple[list[LineScore], Gate]:
         _order(lines, labels, outputs)

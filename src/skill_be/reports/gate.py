@@ -120,7 +120,7 @@ def _rule_lines(gate: Gate) -> list[str]:
     out = [
         s.RULE_EVIDENCE.format(
             alpha=lv.alpha,
-            looks=f" and between {lv.looks} looks (--top-up)" if lv.looks > 1 else "",
+            looks=f" and between {lv.looks} looks (--top-up; this is look {lv.look})" if lv.looks > 1 else "",
             scenarios=lv.scenario_tests,
             scenario_level=level_text(lv.scenario_level),
             lines=lv.line_tests,

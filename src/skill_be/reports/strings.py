@@ -52,7 +52,8 @@ INCONCLUSIVE_PASSES = "Not blocking: gate.inconclusive is pass."
 INCONCLUSIVE_BLOCKS = "Blocking: gate.inconclusive is block."
 RULE_EVIDENCE = (
     "Rule: evidence. A false block is kept under {alpha} (one-sided), split between scenarios and lines{looks}: "
-    "each of {scenarios} critical scenario test(s) at {scenario_level}, each of {lines} line test(s) at {line_level}."
+    "on this look each of {scenarios} critical scenario test(s) at {scenario_level}, "
+    "each of {lines} line test(s) at {line_level}."
 )
 TOP_UP_LINE = "Top-up: `{scenario}` / {model} from {reps_from} to {reps_to} reps per arm ({calls} more model calls)."
 INTERVALS_HEAD = "95% intervals of the deltas ({reps} per arm{low}):"

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
+
+import pytest
 
 from skill_be.engine import stats
 from skill_be.engine.gate import Gate, LineScore, ScenarioLines, arm_samples, decide, percent
@@ -123,10 +126,12 @@ def test_evidence_correction_grows_with_scenarios_and_models() -> None:
     )
     assert one.levels.scenario_tests == 1 and many.levels.scenario_tests == 6
     assert many.levels.scenario_level == one.levels.scenario_level / 6
-    # a 2-look run splits the level once more
-    assert judge({("a", "m"): (answers(5, [2], 2), answers(5, [0], 2))}, [sc("a")], looks=2).levels.scenario_level == (
-        one.levels.scenario_level / 2
-    )
+    # the scenarios get 80% of the 5%, the lines 20%
+    assert one.levels.scenario_level == pytest.approx(0.04) and one.levels.line_level == pytest.approx(0.005)
+    # a 2-look run (--top-up) spends a quarter on the first look and the rest on the second
+    two = judge({("a", "m"): (answers(5, [2], 2), answers(5, [0], 2))}, [sc("a")], looks=2).levels
+    assert two.scenario_level == pytest.approx(0.01)
+    assert replace(two, look=2).scenario_level == pytest.approx(0.03)
 
 
 def test_evidence_zero_rule_needs_a_sure_low_rate() -> None:
