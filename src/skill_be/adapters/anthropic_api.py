@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from skill_be.adapters.base import Answer, CallContext, Usage
+from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
 from skill_be.adapters.http_common import HttpAdapter
-from skill_be.adapters.registry import AdapterEnv
 from skill_be.project.config import AdapterEntry
 
 API_VERSION = "2023-06-01"

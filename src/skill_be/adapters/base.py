@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from skill_be.adapters.credentials import Redactor
 from skill_be.errors import SkillBeError
 
 
@@ -32,6 +33,16 @@ class CallContext:
 
     timeout_seconds: float
     cwd: Path
+
+
+@dataclass(frozen=True)
+class AdapterEnv:
+    """What a factory may use: the config's directory, the environment, the redactor and the label."""
+
+    root: Path
+    environ: Mapping[str, str]
+    redactor: Redactor = field(default_factory=Redactor)
+    label: str = ""
 
 
 class CallError(Exception):

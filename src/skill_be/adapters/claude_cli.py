@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from skill_be.adapters.base import Answer, CallContext, Usage
+from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
 from skill_be.adapters.cli_common import NO_TOOLS_NOTE, CliAdapter, CliSpec, call_dir, child_env
-from skill_be.adapters.registry import AdapterEnv
 from skill_be.project.config import AdapterEntry
 
 SPEC = CliSpec(

@@ -12,11 +12,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from skill_be.adapters.base import AdapterStartError, CallError
-from skill_be.adapters.command import resolve_executable
+from skill_be.adapters.base import AdapterEnv, AdapterStartError, CallError
 from skill_be.adapters.credentials import api_key
-from skill_be.adapters.process import LineWatcher, ProcessResult, StartFailed, run_process, tail
-from skill_be.adapters.registry import AdapterEnv
+from skill_be.proc import LineWatcher, ProcessResult, StartFailed, resolve_executable, run_process, tail
 from skill_be.project import where as v
 from skill_be.project.config import AdapterEntry
 

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import shlex
-import shutil
 from collections.abc import Mapping
-from pathlib import Path
 
-from skill_be.adapters.base import AdapterStartError, Answer, CallContext, CallError
-from skill_be.adapters.process import StartFailed, run_process, tail
-from skill_be.adapters.registry import AdapterEnv
+from skill_be.adapters.base import AdapterEnv, AdapterStartError, Answer, CallContext, CallError
+from skill_be.proc import StartFailed, resolve_executable, run_process, split_words, tail
 from skill_be.project import where as v
 from skill_be.project.config import AdapterEntry
 
@@ -18,20 +13,9 @@ from skill_be.project.config import AdapterEntry
 def split_command(line: str, entry_where: v.Where) -> list[str]:
     """Words on whitespace; quote a word with spaces in "double" or 'single' quotes. No shell."""
     try:
-        words = shlex.split(line, posix=True)
+        return split_words(line)
     except ValueError as e:
-        raise entry_where.error(f"cannot split the command line ({e}); close the quote") from None
-    if not words:
-        raise entry_where.error("must not be empty")
-    return words
-
-
-def resolve_executable(word: str, root: Path, path_env: str | None) -> str | None:
-    """A word with a slash resolves against the config's directory; a bare name against PATH."""
-    if "/" in word or os.sep in word:
-        p = Path(word) if Path(word).is_absolute() else root / word
-        return str(p) if p.is_file() and os.access(p, os.X_OK) else None
-    return shutil.which(word, path=path_env)
+        raise entry_where.error(str(e)) from None
 
 
 class CommandAdapter:

@@ -12,10 +12,9 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from skill_be.adapters.base import CallError
+from skill_be.adapters.base import AdapterEnv, CallError
 from skill_be.adapters.cli_common import url_setting
 from skill_be.adapters.credentials import api_key
-from skill_be.adapters.registry import AdapterEnv
 from skill_be.errors import ConfigError
 from skill_be.project import where as v
 from skill_be.project.config import AdapterEntry

@@ -4,14 +4,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from skill_be.adapters.base import AdapterStartError, Answer, CallContext, CallError
-from skill_be.adapters.process import StartFailed, run_process, tail
-from skill_be.adapters.registry import AdapterEnv
+from skill_be.adapters.base import AdapterEnv, AdapterStartError, Answer, CallContext, CallError
 from skill_be.paths import shown
+from skill_be.proc import StartFailed, resolve_executable, run_process, tail
 from skill_be.project.config import AdapterEntry
 
 SHIM = Path(__file__).parent / "node" / "js_adapter.mjs"
@@ -27,7 +25,7 @@ class JsModuleAdapter:
         self.where = f"{entry.where.file}: {entry.where.path}.adapter"
 
     def _node(self) -> str:
-        node = shutil.which("node", path=self.env.environ.get("PATH"))
+        node = resolve_executable("node", self.env.root, self.env.environ.get("PATH"))
         if node is None:
             raise AdapterStartError(
                 f"{self.where}: {shown(self.path)} is a JavaScript adapter module and needs Node.js 20 or newer; "

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from skill_be.adapters.base import Answer, CallContext, Usage
+from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
 from skill_be.adapters.http_common import HttpAdapter
-from skill_be.adapters.registry import AdapterEnv
 from skill_be.project.config import AdapterEntry
 
 OPENAI_HOST = "api.openai.com"

@@ -7,10 +7,9 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from skill_be.adapters.base import Answer, CallContext, Usage
+from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
 from skill_be.adapters.cli_common import APIS, NO_TOOLS_NOTE, CliAdapter, CliSpec, call_dir, child_env, choice_setting
-from skill_be.adapters.process import ProcessResult
-from skill_be.adapters.registry import AdapterEnv
+from skill_be.proc import ProcessResult
 from skill_be.project import where as v
 from skill_be.project.config import AdapterEntry
 

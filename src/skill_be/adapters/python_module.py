@@ -8,8 +8,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from skill_be.adapters.base import AdapterStartError, Answer, CallContext, CallError
-from skill_be.adapters.registry import AdapterEnv
+from skill_be.adapters.base import AdapterEnv, AdapterStartError, Answer, CallContext, CallError
 from skill_be.paths import shown
 from skill_be.project.config import AdapterEntry
 

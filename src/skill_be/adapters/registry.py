@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 
-from skill_be.adapters.base import Adapter
-from skill_be.adapters.credentials import Redactor
+from skill_be.adapters.base import Adapter, AdapterEnv
 from skill_be.project.config import AdapterEntry
 from skill_be.project.where import did_you_mean
 
-# name -> module with `create(entry: AdapterEntry, env: AdapterEnv) -> Adapter`
+__all__ = ["BUILTINS", "AdapterEnv", "AdapterRegistry", "check_unique", "labels"]  # AdapterEnv lives in base
+
+# name -> module with `create(entry: AdapterEntry, env: AdapterEnv) -> Adapter`. The modules import
+# base.py, never this registry: the registry names them by string and imports them on first use.
 BUILTINS: Mapping[str, str] = {
     "command": "skill_be.adapters.command",
     "claude-cli": "skill_be.adapters.claude_cli",
@@ -21,16 +21,6 @@ BUILTINS: Mapping[str, str] = {
     "anthropic": "skill_be.adapters.anthropic_api",
     "openai": "skill_be.adapters.openai_api",
 }
-
-
-@dataclass(frozen=True)
-class AdapterEnv:
-    """What a factory may use: the config's directory, the environment, the redactor and the label."""
-
-    root: Path
-    environ: Mapping[str, str]
-    redactor: Redactor = field(default_factory=Redactor)
-    label: str = ""
 
 
 JS_SUFFIXES = (".js", ".mjs", ".cjs")

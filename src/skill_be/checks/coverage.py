@@ -3,43 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from skill_be.checks import CheckOutcome, Problem
-from skill_be.checks.commandline import TIMEOUT, command_argv, run_bounded
-from skill_be.checks.plan import CoveragePlan, coverage_where
+from skill_be.checks.plan import CoveragePlan
 from skill_be.project.files import read_text
 from skill_be.project.loader import Project
 
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
-
-
-def command_names(project: Project, command: str) -> list[str]:
-    """The names the coverage command prints, one per line, in order, without repeats."""
-    from skill_be.adapters.process import tail
-
-    where = coverage_where(project.config).key("command")
-    argv = command_argv(project.config, command, where)
-    try:
-        code, out, err = run_bounded(argv, stdin="", cwd=project.config.root, env=os.environ)
-    except OSError as e:
-        raise where.error(f'cannot start "{argv[0]}" ({e.strerror or e}); fix the command line') from None
-    if code is None:
-        raise where.error(f"did not finish within {TIMEOUT} seconds; it must print the API names and exit")
-    if code != 0:
-        detail = tail(err) or tail(out)
-        raise where.error(f"failed (exit code {code})" + (f": {detail}" if detail else "") + "; fix the command")
-    return unique(line.strip() for line in out.decode("utf-8", errors="replace").splitlines() if line.strip())
-
-
-def unique(names: Iterable[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for n in names:
-        seen.setdefault(n, None)
-    return list(seen)
 
 
 def _strings(value: object) -> Iterator[str]:
@@ -78,15 +51,15 @@ class Mentions:
         return any(pattern.search(t) for t in self.texts)
 
 
-def uncovered(names: Sequence[str], plan: CoveragePlan, mentions: Mentions) -> list[str]:
-    """The names no text mentions. A preset's `Class.member` is covered by the member name; a
-    command's names are matched exactly as printed."""
+def uncovered(names: Sequence[str], plan: CoveragePlan, mentions: Mentions, *, exact: bool) -> list[str]:
+    """The names no text mentions. Unless `exact` (a command's names, matched as printed), a
+    preset's `Class.member` is covered by the member name."""
     ignore = set(plan.settings.ignore)
     out: list[str] = []
     for name in names:
         if name in ignore:
             continue
-        word = name.rsplit(".", 1)[-1] if plan.kind != "command" and "." in name else name
+        word = name.rsplit(".", 1)[-1] if not exact and "." in name else name
         if not mentions.has(word):
             out.append(name)
     return out

@@ -1,41 +1,39 @@
-"""Running the checks: settings validated first, then one Node helper run for every TypeScript job."""
+"""Running the checks: every setting checked first, then one Node helper run for all the jobs that
+need it, then each check's result. The kinds (presets, `command`) are in checks/kinds/."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from skill_be.checks import CheckOutcome, Problem
-from skill_be.checks.plan import (
-    CoveragePlan,
-    Library,
-    TypecheckPlan,
-    check_preludes,
-    coverage_plan,
-    coverage_where,
-    entry_file,
-    resolve_library,
-    typecheck_plan,
-    typecheck_where,
-)
-from skill_be.checks.typescript import TypeScript
+from skill_be.checks.kinds import CoverageJob, HelperRequest, TypecheckJob, files_payload, kind
+from skill_be.checks.plan import CoveragePlan, TypecheckPlan, check_preludes, coverage_plan, typecheck_plan
 from skill_be.project.codetest_layout import SHARED
 from skill_be.project.loader import Project
+
+if TYPE_CHECKING:
+    from skill_be.checks.typescript import TypeScript
 
 TS_SUFFIXES = (".ts", ".mts", ".cts", ".tsx")
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """The checks of a project with every setting they name checked."""
+    """The checks of a project, with every setting they name checked, as jobs."""
 
     typecheck: TypecheckPlan | None
     coverage: CoveragePlan | None
-    library: Library | None = None
-    coverage_entry: Path | None = None
-    typescript: TypeScript | None = None
+    typecheck_job: TypecheckJob | None = None
+    coverage_job: CoverageJob | None = None
     test_files: tuple[Path, ...] = ()
+    typescript: TypeScript | None = None  # found when a job needs the Node helper
+
+    def helper_requests(self) -> list[HelperRequest]:
+        jobs = [j.helper for j in (self.typecheck_job, self.coverage_job) if j is not None and j.helper is not None]
+        return [*jobs, files_payload(self.test_files)] if self.test_files else jobs
 
 
 @dataclass(frozen=True)
@@ -59,50 +57,34 @@ def code_test_files(project: Project) -> list[Path]:
 
 def prepare(project: Project, warn: Callable[[str], None], *, parse_tests: bool = False) -> Prepared:
     """Check every setting the checks name; a problem is a ConfigError before anything runs."""
-    config = project.config
-    tplan = typecheck_plan(config)
-    cplan = coverage_plan(config)
-    library: Library | None = None
-    entry: Path | None = None
-    needs_ts = False
+    tplan = typecheck_plan(project.config)
+    cplan = coverage_plan(project.config)
+    tjob: TypecheckJob | None = None
+    cjob: CoverageJob | None = None
     if tplan is not None:
-        s = tplan.settings
-        if s is not None:
-            check_preludes(config, s)
-        if tplan.kind == "typescript":
-            needs_ts = True
-            if s is not None and s.library:
-                library = resolve_library(config, s.library, typecheck_where(config).key("library"))
-        elif tplan.kind == "command" and s is not None and s.command:
-            from skill_be.checks.commandline import command_argv
-
-            command_argv(config, s.command, typecheck_where(config).key("command"))
-        elif tplan.kind == "python" and s is not None and s.mypy:
-            from skill_be.checks.typecheck_python import check_mypy_installed
-
-            check_mypy_installed(config)
+        if tplan.settings is not None:
+            check_preludes(project.config, tplan.settings)
+        tjob = kind(tplan.kind).typecheck(project, tplan.settings, warn)
     if cplan is not None:
-        c = cplan.settings
-        where = coverage_where(config)
-        if cplan.kind == "typescript":
-            needs_ts = True
-            entry = entry_file(config, c.entry or "", where.key("entry"))
-        elif cplan.kind == "python":
-            from skill_be.checks.python_api import locate_module
-
-            entry = locate_module(c.entry or "", config.root, where.key("entry"))
-        elif c.command:
-            from skill_be.checks.commandline import command_argv
-
-            command_argv(config, c.command, where.key("command"))
+        cjob = kind(cplan.kind).coverage(project, cplan.settings, warn)
     files = tuple(code_test_files(project)) if parse_tests else ()
-    needs_ts = needs_ts or bool(files)
-    ts: TypeScript | None = None
-    if needs_ts:
-        from skill_be.checks.typescript import find_typescript
+    prepared = Prepared(tplan, cplan, tjob, cjob, files)
+    if not prepared.helper_requests():
+        return prepared
+    from skill_be.checks.typescript import find_typescript
 
-        ts = find_typescript(config.root, warn)
-    return Prepared(tplan, cplan, library, entry, ts, files)
+    # Found (or installed) now, so a missing Node stops the command before anything runs.
+    return replace(prepared, typescript=find_typescript(project.config.root, warn))
+
+
+def _helper(p: Prepared) -> dict[str, Any]:
+    """One Node helper run for every job that needs it; {} when none does."""
+    requests = p.helper_requests()
+    if not requests or p.typescript is None:
+        return {}
+    from skill_be.checks.node_helper import run_helper
+
+    return run_helper(p.typescript, {r.name: r.payload for r in requests})
 
 
 def collect(project: Project, warn: Callable[[str], None], *, parse_tests: bool = False) -> Collected:
@@ -110,82 +92,40 @@ def collect(project: Project, warn: Callable[[str], None], *, parse_tests: bool 
     from skill_be.checks import coverage, typecheck
 
     p = prepare(project, warn, parse_tests=parse_tests)
-    config = project.config
-    jobs: dict[str, object] = {}
-    if p.typecheck is not None and p.typecheck.kind == "typescript":
-        preludes = p.typecheck.settings.preludes if p.typecheck.settings else {}
-        jobs["typecheck"] = typecheck.typescript_job(project, p.library, preludes)
-    if p.coverage is not None and p.coverage.kind == "typescript" and p.coverage_entry is not None:
-        jobs["coverage"] = {"root": str(config.root), "entry": str(p.coverage_entry)}
-    if p.test_files:
-        jobs["parse"] = {"files": [str(f) for f in p.test_files]}
-    answer: dict[str, object] = {}
-    if jobs and p.typescript is not None:
-        from skill_be.checks.node_helper import run_helper
-
-        answer = run_helper(p.typescript, jobs)
-
+    answer = _helper(p)
     outcomes: list[CheckOutcome] = []
-    if p.typecheck is None:
+    if p.typecheck is None or p.typecheck_job is None:
         outcomes.append(typecheck.off())
     else:
-        if p.typecheck.kind == "typescript":
-            problems = typecheck.typescript_problems(answer["typecheck"], project, warn)  # type: ignore[arg-type]
-        elif p.typecheck.kind == "python":
-            from skill_be.checks.typecheck_python import python_problems
-
-            problems = python_problems(project, p.typecheck.settings)
-        else:
-            assert p.typecheck.settings is not None and p.typecheck.settings.command
-            problems = typecheck.command_problems(project, p.typecheck.settings.command)
+        problems = p.typecheck_job.problems(project, _answer(p.typecheck_job.helper, answer), warn)
         outcomes.append(typecheck.outcome(p.typecheck, problems, len(project.skills)))
 
     names: list[str] | None = None
-    if p.coverage is None:
+    if p.coverage is None or p.coverage_job is None:
         outcomes.append(coverage.off())
     else:
-        names = _coverage_names(project, p, answer)
-        missing = coverage.uncovered(names, p.coverage, coverage.Mentions(coverage.mention_texts(project)))
-        outcomes.append(coverage.outcome(p.coverage, missing, config.path))
+        names = p.coverage_job.names(project, _answer(p.coverage_job.helper, answer))
+        mentions = coverage.Mentions(coverage.mention_texts(project))
+        missing = coverage.uncovered(names, p.coverage, mentions, exact=p.coverage_job.exact)
+        outcomes.append(coverage.outcome(p.coverage, missing, project.config.path))
 
-    if parse_tests and config.tests is not None:
+    if parse_tests and project.config.tests is not None:
         parsed = answer.get("parse") or {"problems": []}
-        outcomes.append(_parse_outcome(parsed["problems"], len(p.test_files)))  # type: ignore[index]
+        outcomes.append(_parse_outcome(parsed["problems"], len(p.test_files)))
     return Collected(outcomes, names)
 
 
-def _coverage_names(project: Project, p: Prepared, answer: dict[str, object]) -> list[str]:
-    from skill_be.checks import coverage
-
-    assert p.coverage is not None
-    if p.coverage.kind == "typescript":
-        got = answer["coverage"]
-        assert isinstance(got, dict)
-        if got.get("error"):
-            raise coverage_where(project.config).key("entry").error(str(got["error"]))
-        return [str(n) for n in got["names"]]
-    if p.coverage.kind == "python":
-        from skill_be.checks.python_api import public_api
-
-        assert p.coverage_entry is not None
-        return public_api(p.coverage_entry)
-    assert p.coverage.settings.command
-    return coverage.command_names(project, p.coverage.settings.command)
+def _answer(request: HelperRequest | None, answer: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    return answer[request.name] if request is not None else None
 
 
 def coverage_names(project: Project, warn: Callable[[str], None]) -> list[str] | None:
     """The API names coverage reads, or None when coverage is off (the hint-word check uses them)."""
     p = prepare(project, warn)
-    if p.coverage is None:
+    if p.coverage_job is None:
         return None
-    answer: dict[str, object] = {}
-    if p.coverage.kind == "typescript" and p.typescript is not None:
-        from skill_be.checks.node_helper import run_helper
-
-        answer = run_helper(
-            p.typescript, {"coverage": {"root": str(project.config.root), "entry": str(p.coverage_entry)}}
-        )
-    return _coverage_names(project, p, answer)
+    only = replace(p, typecheck_job=None, test_files=())  # the helper need not typecheck for this
+    return p.coverage_job.names(project, _answer(p.coverage_job.helper, _helper(only)))
 
 
 def _parse_outcome(raw: list[dict[str, object]], count: int) -> CheckOutcome:

@@ -10,7 +10,6 @@ import ast
 import importlib.util
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from skill_be.checks import Problem
 from skill_be.checks.plan import PY_LANGS, typecheck_where
 from skill_be.errors import ConfigError
+from skill_be.proc import StartFailed, run_sync, tail
 from skill_be.project.config import Config, TypecheckConfig
 from skill_be.project.loader import Project, Skill
 from skill_be.project.skills import CodeBlock
@@ -139,14 +139,15 @@ def _mypy(project: Project, settings: TypecheckConfig, files: list[tuple[_File, 
         env = {**os.environ, "MYPYPATH": _mypy_path(project, settings)}
         try:
             # In the temporary folder, so the project's own mypy settings do not apply to the examples.
-            done = subprocess.run(argv, cwd=tmp, env=env, capture_output=True, text=True, timeout=MYPY_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            raise ConfigError(f"mypy did not finish within {MYPY_TIMEOUT} seconds") from None
+            done = run_sync(argv, cwd=Path(tmp), env=env, timeout=MYPY_TIMEOUT)
+        except StartFailed as e:
+            raise ConfigError(f"cannot start mypy ({e.why})") from None
+        if done.timed_out:
+            raise ConfigError(f"mypy did not finish within {MYPY_TIMEOUT} seconds")
         if done.returncode not in (0, 1):
-            detail = " ".join((done.stderr or done.stdout).split())[-400:]
-            raise ConfigError(f"mypy failed (exit code {done.returncode}): {detail}")
+            raise ConfigError(f"mypy failed (exit code {done.returncode}): {tail(done.stderr or done.stdout)}")
     problems: list[Problem] = []
-    for raw in done.stdout.splitlines():
+    for raw in done.stdout.decode("utf-8", errors="replace").splitlines():
         m = _MYPY_LINE.match(raw.strip())
         if not m or m["code"] in TOLERATED:
             continue

@@ -12,13 +12,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
+from skill_be.proc import StartFailed, resolve_executable, run_sync, tail
 
 PINNED_VERSION = "6.0.3"
 MIN_NODE_MAJOR = 20
@@ -44,13 +44,16 @@ class TypeScript:
 def find_node(environ: Mapping[str, str] | None = None) -> str:
     """The `node` executable, version 20 or newer, or a ConfigError with an install hint."""
     env = os.environ if environ is None else environ
-    node = shutil.which("node", path=env.get("PATH"))
+    node = resolve_executable("node", Path.cwd(), env.get("PATH"))
     if node is None:
         raise ConfigError(f"the checks need Node.js 20 or newer, and no `node` was found; {NODE_HINT}")
     try:
-        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=False).stdout
-    except (OSError, subprocess.TimeoutExpired) as e:
+        done = run_sync([node, "--version"], timeout=30)
+    except StartFailed as e:
         raise ConfigError(f"the checks need Node.js 20 or newer, and {node} does not run ({e}); {NODE_HINT}") from None
+    if done.timed_out:
+        raise ConfigError(f"the checks need Node.js 20 or newer, and {node} --version did not answer; {NODE_HINT}")
+    out = done.stdout.decode("utf-8", errors="replace")
     m = re.match(r"v?(\d+)\.", out.strip())
     if m is None or int(m.group(1)) < MIN_NODE_MAJOR:
         found = out.strip() or "an unknown version"
@@ -117,7 +120,7 @@ def ensure_ours(node: str, warn: Callable[[str], None], environ: Mapping[str, st
     module_dir = target / "node_modules" / "typescript"
     if (target / COMPLETE_MARKER).is_file() and (module_dir / "lib" / "typescript.js").is_file():
         return TypeScript(module_dir=module_dir, version=PINNED_VERSION, node=node, ours=True)
-    npm = shutil.which("npm", path=env.get("PATH"))
+    npm = resolve_executable("npm", Path.cwd(), env.get("PATH"))
     if npm is None:
         raise ConfigError(
             f"the checks need TypeScript {PINNED_VERSION}, and npm is not installed to fetch it; install npm "
@@ -134,15 +137,20 @@ def ensure_ours(node: str, warn: Callable[[str], None], environ: Mapping[str, st
         "--prefix", str(partial), f"typescript@{PINNED_VERSION}",
     ]  # fmt: skip
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False, env=dict(env))
-    except (OSError, subprocess.TimeoutExpired) as e:
+        done = run_sync(argv, timeout=600, env=env)
+    except StartFailed as e:
         shutil.rmtree(partial, ignore_errors=True)
         raise ConfigError(
             f"cannot install TypeScript {PINNED_VERSION} with npm ({e}); check npm and the network"
         ) from None
+    if done.timed_out:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise ConfigError(
+            f"cannot install TypeScript {PINNED_VERSION} with npm (no answer within 600 s); check npm and the network"
+        )
     if done.returncode != 0 or not (partial / "node_modules" / "typescript" / "lib" / "typescript.js").is_file():
         shutil.rmtree(partial, ignore_errors=True)
-        detail = " ".join((done.stderr or done.stdout).split())[-300:]
+        detail = tail(done.stderr or done.stdout, 300)
         raise ConfigError(
             f"cannot install TypeScript {PINNED_VERSION} with npm (exit code {done.returncode}: {detail}); "
             "check the network and npm's registry setting, or add typescript@6 to the project"

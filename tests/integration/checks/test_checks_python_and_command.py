@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_be.checks import commandline
+from skill_be.checks.kinds import command as commandline
 from skill_be.checks.runner import collect
 from skill_be.errors import ConfigError
 from skill_be.project.loader import load_project

@@ -14,9 +14,9 @@ from skill_be.adapters.claude_cli import parse_result
 from skill_be.adapters.credentials import Redactor
 from skill_be.adapters.http_common import retry_after
 from skill_be.adapters.pi_cli import help_flags
-from skill_be.adapters.process import ProcessResult
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry
 from skill_be.errors import ConfigError
+from skill_be.proc import ProcessResult
 from skill_be.project.config import AdapterEntry
 from skill_be.project.where import Where
 
