@@ -50,6 +50,13 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=_positive, metavar="<n>", help="model calls in flight at once, for this run")
     p.add_argument("--keep-deps", action="store_true", help="keep the installed test packages in .skill-be/deps")
     p.add_argument("--html", action="store_true", help="also write results.html beside summary.json, with every answer")
+    p.add_argument(
+        "--top-up", action="store_true", help="gate.rule evidence: more reps for inconclusive scenarios (gate.topUpReps)"
+    )
+    p.add_argument("--cache", action="store_true", help="answer from the response cache where it holds the call")
+    p.add_argument("--no-cache", action="store_true", help="call every model, store nothing (wins over --cache)")
+    p.add_argument("--junit", metavar="<file>", help="also write JUnit XML there: a test suite per skill")
+    p.add_argument("--dry-run", action="store_true", help="check, then print the calls, tokens and cost; call nothing")
 
 
 def _check_options(p: argparse.ArgumentParser) -> None:
@@ -61,6 +68,11 @@ def _triage_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--below", type=_percent, metavar="<pct>", help="also triage lines under pct%% with the skill")
     p.add_argument("--samples", type=_positive, default=2, metavar="<n>", help="fresh samples per failure (default: 2)")
     p.add_argument("--keep-deps", action="store_true", help="keep the installed test packages in .skill-be/deps")
+
+
+def _cache_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("prune", "clear"), metavar="prune|clear", help="what to do with the cache")
+    p.add_argument("--older-than", metavar="<age>", help="prune: remove entries no run used for this long (30d, 12h)")
 
 
 def _percent(text: str) -> int:
@@ -105,6 +117,14 @@ COMMANDS: tuple[Command, ...] = (
         "from fresh with-skill samples. Never blocks.",
         _triage_options,
         "skill_be.commands.triage",
+    ),
+    Command(
+        "cache",
+        "cache prune|clear",
+        "The response cache in .skill-be/cache: `prune --older-than 30d` removes the entries no run\n"
+        "has used for that long, `clear` removes them all.",
+        _cache_options,
+        "skill_be.commands.cache",
     ),
 )
 

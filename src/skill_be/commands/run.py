@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -17,9 +17,11 @@ from skill_be.checks import CheckOutcome, run_checks, validate_checks
 from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
 from skill_be.commands.common import result_line, warn
 from skill_be.commands.run_files import RunFiles
+from skill_be.commands.scale import RunScale, dry_run, junit_path, write_junit, written_with
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.observations import Output
 from skill_be.engine.runner import Engine, Settings
+from skill_be.engine.topup import check_top_up
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill, load_project
 from skill_be.reports.markdown import Header
@@ -34,6 +36,11 @@ class Options:
     concurrency: int | None = None
     keep_deps: bool = False
     html: bool = False
+    cache: bool = False  # --cache (or cache: true in the config) turns the response cache on
+    no_cache: bool = False  # --no-cache wins over both
+    junit: str | None = None  # --junit FILE
+    dry_run: bool = False
+    top_up: bool = False  # --top-up: engine/topup.py
 
 
 def main(
@@ -43,8 +50,13 @@ def main(
     concurrency: int | None = None,
     keep_deps: bool = False,
     html: bool = False,
+    cache: bool = False,
+    no_cache: bool = False,
+    junit: str | None = None,
+    dry_run: bool = False,
+    top_up: bool = False,
 ) -> int:
-    options = Options(reps, concurrency, keep_deps, html)
+    options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up)
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
@@ -53,24 +65,35 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     previous = check_before_calls(project)
     config = project.config
     settings = engine_settings(config, options.reps)
+    check_top_up(config.gate, options.top_up, shown(config.path))
+    settings = replace(settings, top_up=options.top_up)
     concurrency = options.concurrency or config.concurrency
+    junit = junit_path(options.junit)
+    cache_on = (config.cache or options.cache) and not options.no_cache
+    if options.dry_run:
+        return await dry_run(project, settings, cache_on)
+    scale = RunScale(project, cache_on)  # commands/scale.py: the response cache, prices, cost lines
     started = datetime.now().astimezone()
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
     async with assemble(project, grader=graded, keep_deps=options.keep_deps) as parts:
         header = report_header(project, parts, settings, started)
         run_dir = RunDir(config.results, started, parts.redactor)
         run_dir.create()
-        meta = run_meta(project, parts, settings, concurrency, started)
+        meta = {**run_meta(project, parts, settings, concurrency, started), **scale.meta()}
         files = RunFiles(project, run_dir, header, meta, previous, options.html)
+        files.extras = scale.skill_extras
         progress = Progress()
         engine = parts.engine(settings, concurrency, RunListener(files, progress, settings.reps))
+        scale.attach(engine)
         try:
             await benchmark(project, engine, files, progress, concurrency)
         finally:
             progress.close()
     outcomes = run_checks(project, warn)
+    files.meta.update(scale.meta())
     summary = files.summary(outcomes)
-    return closing(project, files.results, outcomes, files.written(summary))
+    written = written_with(files.written(summary), write_junit(junit, files.summaries) if junit else None)
+    return closing(project, files.results, outcomes, written)
 
 
 def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:

@@ -3,7 +3,7 @@ and the result file. Written after every skill, so an interrupted run keeps what
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from skill_be.checks import CheckOutcome
@@ -48,6 +48,8 @@ class RunFiles:
         self.html = HtmlInputs() if html else None
         self.summaries: dict[str, object] = {}
         self.reports: list[Path] = []
+        # commands/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
+        self.extras: Callable[[SkillRun], tuple[list[str], dict[str, object]]] = lambda run: ([], {})
 
     def _file(self, skill: str, output: Output) -> Path | None:
         return self.run_dir.output_file(skill, output) if output.text is not None else None
@@ -66,11 +68,15 @@ class RunFiles:
     def skill(self, run: SkillRun, fingerprint: str) -> str:
         """The skill's report (returned, to print), summary.json and the result file."""
         name = run.skill.name
-        report = skill_report(run, self.header)
+        extra_lines, extra_keys = self.extras(run)
+        report = skill_report(run, self.header, extra_lines)
         self.reports.append(self.run_dir.write_report(name, report))
-        self.summaries[name] = skill_summary(
-            run, list(self.header.labels), fingerprint, lambda o: self._file(name, o), self.run_dir.path
-        )
+        self.summaries[name] = {
+            **skill_summary(
+                run, list(self.header.labels), fingerprint, lambda o: self._file(name, o), self.run_dir.path
+            ),
+            **extra_keys,
+        }
         self.results[name] = ResultEntry(
             date=self.header.date,
             fingerprint=fingerprint,

@@ -244,12 +244,6 @@ class ResponseCache:
         return {"made": self.made[skill], "cached": self.hits[skill]}
 
 
-def report_line(counts: Mapping[str, int]) -> str:
-    """The report's line about the cache: `Response cache: 14 of 16 model calls came from the cache.`"""
-    total = counts["made"] + counts["cached"]
-    return f"Response cache: {counts['cached']} of {total} model calls came from the cache."
-
-
 # --- maintenance: `skill-be cache prune` and `cache clear` ---------------------------------------
 
 

@@ -289,3 +289,46 @@ def plan_skill(
                         else:
                             plan.add_tokens(grader.label, tokens_of(len(g_prompt)), GRADING_TOKENS)
     return plan
+
+
+# --- after a real run: what the report and summary.json add about cost and the cache ---------------
+
+
+def _tokens_json(t: Tokens) -> dict[str, int]:
+    return {"input": t.input, "output": t.output}
+
+
+def skill_costs(
+    outputs: Sequence[OutputLike],
+    prices: Mapping[str, Price],
+    ids: Mapping[str, str],
+    baseline: str,
+    with_skill: str,
+    calls: Mapping[str, int] | None,
+) -> tuple[list[str], dict[str, object]]:
+    """The report lines (the cost per arm, the cache's share of the calls) and summary.json's keys for
+    one skill: `tokens` per arm (generations; estimated from characters where the adapter reports none),
+    `cost` per arm and of the skill text when every model has a price, `calls` when the cache is on."""
+    tokens, costs, estimated = arm_costs(outputs, prices, ids, (baseline, with_skill))
+    doc: dict[str, object] = {
+        "tokens": {
+            "baseline": _tokens_json(tokens[baseline]),
+            "withSkill": _tokens_json(tokens[with_skill]),
+            "estimated": estimated,
+        }
+    }
+    b, w = tokens[baseline], tokens[with_skill]
+    how = " (estimated from characters where the adapter reports none)" if estimated else ""
+    lines = [
+        f"Tokens of the generations{how}: baseline {b.input:,} in, {b.output:,} out; with skill {w.input:,} in, "
+        f"{w.output:,} out ({'+' if w.input >= b.input else '-'}{abs(w.input - b.input):,} input tokens with the skill)."
+    ]
+    base, skill = costs[baseline], costs[with_skill]
+    if prices and base is not None and skill is not None:
+        doc["cost"] = {"baseline": round(base, 6), "withSkill": round(skill, 6), "skillText": round(skill - base, 6)}
+        lines.append(cost_line(outputs, prices, ids, baseline, with_skill))
+    if calls is not None:
+        doc["calls"] = dict(calls)
+        total = calls["made"] + calls["cached"]
+        lines.append(f"Response cache: {calls['cached']} of {total} model calls came from the cache.")
+    return lines, doc

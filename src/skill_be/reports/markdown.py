@@ -31,7 +31,8 @@ def grading_line(h: Header, graded: bool) -> str:
     return f"Grading: majority of {h.gradings} {h.grader} calls per output (via {h.grader_adapter})."
 
 
-def skill_report(run: SkillRun, h: Header) -> str:
+def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
+    """`extra`: lines about the whole skill (its cost, the cache's share of its calls) before the gate."""
     graded = any(sl.scenario.criteria for sl in run.lines)
     out = [
         f"## {h.date} — {run.skill.name} benchmark",
@@ -67,6 +68,7 @@ def skill_report(run: SkillRun, h: Header) -> str:
                 seed=fx.seed, delta=pp(iv.estimate), low=pp(iv.low), high=pp(iv.high), label=iv.label, low_sample=low
             ),
         ]
+    out += ["", *extra] if extra else []
     out += ["", "---", "", *release_gate_section(run.gate), ""]
     return "\n".join(out)
 

@@ -242,7 +242,3 @@ def test_ages() -> None:
     for bad in ("30", "d", "1.5d", "-3d", "30 days"):
         with pytest.raises(UsageError, match="is not an age"):
             parse_age(bad)
-
-
-def test_report_line() -> None:
-    assert c.report_line({"made": 2, "cached": 14}) == "Response cache: 14 of 16 model calls came from the cache."

@@ -1,0 +1,127 @@
+"""What `run` adds for cost and scale (issue 14): `--dry-run` (everything a run checks before its
+first model call, then the plan it would carry out: calls per skill and in total, how many the cache
+holds, estimated tokens and cost; no model call at all), the response cache (`cache: true`, `--cache`,
+`--no-cache`), the cost and cache lines of each report, and `--junit FILE`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from skill_be.adapters.credentials import Redactor
+from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, labels
+from skill_be.commands.assembly import build_models, preflight
+from skill_be.commands.common import warn
+from skill_be.engine.cache import CachedCalls, ResponseCache, adapter_identity, cache_folder
+from skill_be.engine.pricing import Caller, Price, dry_run_lines, parse_pricing, plan_skill, skill_costs
+from skill_be.engine.prompts import BASELINE, WITH_SKILL
+from skill_be.engine.runner import Engine, Model, Settings, SkillRun
+from skill_be.errors import UsageError
+from skill_be.paths import shown
+from skill_be.project.config import Config
+from skill_be.project.loader import Project
+from skill_be.project.where import Where
+from skill_be.results.atomic import write_atomic
+
+
+def prices_of(config: Config) -> dict[str, Price]:
+    """The config's `pricing:` section, validated (a mistake stops the command before any call)."""
+    return parse_pricing(config.pricing, Where(config.name).key("pricing")) if config.pricing else {}
+
+
+def model_ids(config: Config) -> dict[str, str]:
+    """Each model's label -> its id, and the grader's, for looking up prices."""
+    entries = list(config.models)
+    ids = {label: e.id for e, label in zip(entries, labels(entries), strict=True)}
+    ids.setdefault(config.grader.id, config.grader.id)
+    return ids
+
+
+async def dry_run(project: Project, settings: Settings, cache_on: bool) -> int:
+    config = project.config
+    prices = prices_of(config)
+    env = AdapterEnv(root=config.root, environ=dict(os.environ), redactor=Redactor())
+    registry = AdapterRegistry()
+    models = build_models(config, env, registry)  # every adapter's settings are checked here
+    graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
+    grader = Model(config.grader.id, registry.create(config.grader, env)) if graded else None
+    entries = [*config.models, *([config.grader] if grader else [])]
+    await preflight(entries, [*models, *([grader] if grader else [])], env)
+    callers = [Caller(m.label, adapter_identity(e, config.root)) for m, e in zip(models, config.models, strict=True)]
+    judge = Caller(config.grader.id, adapter_identity(config.grader, config.root)) if grader else None
+    # Read only: a dry run never creates the cache folder or refreshes an entry.
+    cache = ResponseCache(cache_folder(config.root), warn) if cache_on else None
+    plans = [
+        plan_skill(
+            skill,
+            callers,
+            judge,
+            settings.reps,
+            settings.gradings,
+            settings.template,
+            settings.grader_rules,
+            cache,
+        )
+        for skill in project.skills
+    ]
+    print("\n".join(dry_run_lines(plans, prices, model_ids(config), cache_on)), flush=True)
+    return 0
+
+
+def junit_path(text: str | None) -> Path | None:
+    """`--junit FILE`, checked before the first call: it must name a file, not a folder."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise UsageError("--junit: needs a file, such as --junit skill-be.junit.xml", "run")
+    path = Path(text)
+    if path.is_dir():
+        raise UsageError(
+            f"--junit: {shown(path)} is a folder; name a file, such as {shown(path / 'skill-be.junit.xml')}", "run"
+        )
+    return path
+
+
+def write_junit(path: Path, skills: object) -> Path:
+    from skill_be.reports.junit import junit_xml  # only when asked: keeps the XML code off run's path
+
+    write_atomic(path, junit_xml(skills if isinstance(skills, dict) else {}))
+    return path
+
+
+class RunScale:
+    """The run's cache and prices: wired into the engine and the run's files, counted at the end."""
+
+    def __init__(self, project: Project, cache_on: bool) -> None:
+        config = project.config
+        self.project = project
+        self.prices = prices_of(config)  # a bad pricing section stops the run before any call
+        self.ids = model_ids(config)
+        self.cache = ResponseCache.open(cache_folder(config.root), warn) if cache_on else None
+
+    def attach(self, engine: Engine) -> None:
+        if self.cache is None:
+            return
+        config = self.project.config
+        identities = {
+            id(m.adapter): adapter_identity(e, config.root) for m, e in zip(engine.models, config.models, strict=True)
+        }
+        if engine.grader is not None:
+            identities[id(engine.grader.adapter)] = adapter_identity(config.grader, config.root)
+        engine.cache = CachedCalls(self.cache, identities, [s.name for s in self.project.skills])
+
+    def skill_extras(self, run: SkillRun) -> tuple[list[str], dict[str, object]]:
+        """The report lines and summary.json keys of one finished skill."""
+        calls = self.cache.counts(run.skill.name) if self.cache is not None and self.cache.enabled else None
+        return skill_costs(run.outputs, self.prices, self.ids, BASELINE, WITH_SKILL, calls)
+
+    def meta(self) -> dict[str, object]:
+        """summary.json's run-level `cache` key: null when off."""
+        if self.cache is None or not self.cache.enabled:
+            return {"cache": None}
+        return {"cache": {"folder": str(self.cache.folder), "calls": self.cache.counts()}}
+
+
+def written_with(written: Sequence[Path], junit: Path | None) -> list[Path]:
+    return [*written, junit] if junit is not None else list(written)
