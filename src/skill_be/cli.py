@@ -50,9 +50,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=_positive, metavar="<n>", help="model calls in flight at once, for this run")
     p.add_argument("--keep-deps", action="store_true", help="keep the installed test packages in .skill-be/deps")
     p.add_argument("--html", action="store_true", help="also write results.html beside summary.json, with every answer")
-    p.add_argument(
-        "--top-up", action="store_true", help="gate.rule evidence: more reps for inconclusive scenarios (gate.topUpReps)"
-    )
+    p.add_argument("--top-up", action="store_true", help="evidence rule: more reps where inconclusive (gate.topUpReps)")
     p.add_argument("--cache", action="store_true", help="answer from the response cache where it holds the call")
     p.add_argument("--no-cache", action="store_true", help="call every model, store nothing (wins over --cache)")
     p.add_argument("--junit", metavar="<file>", help="also write JUnit XML there: a test suite per skill")
