@@ -89,11 +89,20 @@ def generation_key(identity: str, prompt: str, arm: str, rep: int) -> str:
     return _digest({"v": FORMAT, "kind": "generation", "adapter": identity, "prompt": prompt, "arm": arm, "rep": rep})
 
 
-def grading_key(identity: str, prompt: str, rep: int, k: int, attempt: int) -> str:
-    """A grading: the grader, its prompt (rules, criteria and the answer), the answer's rep, the grading
-    index k and the attempt (a retried unparseable reply is a different call from the first)."""
+def grading_key(identity: str, prompt: str, output: tuple[str, str, str, str, int], k: int, attempt: int) -> str:
+    """A grading: the grader, its prompt (rules, criteria and the answer), the output it grades (skill,
+    scenario, model label, arm, rep: each output's gradings are its own samples, even where two answers
+    read the same), the grading index k and the attempt (a retried reply is a call of its own)."""
     return _digest(
-        {"v": FORMAT, "kind": "grading", "adapter": identity, "prompt": prompt, "rep": rep, "k": k, "attempt": attempt}
+        {
+            "v": FORMAT,
+            "kind": "grading",
+            "adapter": identity,
+            "prompt": prompt,
+            "output": list(output),
+            "k": k,
+            "attempt": attempt,
+        }
     )
 
 
@@ -299,19 +308,19 @@ class CachedCalls:
         self.identities = identities  # id(model.adapter) -> adapter_identity of its entry
         self.skills = skills  # the engine's skill index -> the skill's name
 
-    def key(self, adapter: object, prompt: str, tag: CallTag) -> str | None:
+    def key(self, adapter: object, prompt: str, tag: CallTag, skill: str) -> str | None:
         identity = self.identities.get(id(adapter))
         if identity is None or tag.kind not in self.KINDS:
             return None
         if tag.kind == "generate":
             return generation_key(identity, prompt, tag.arm, tag.rep)
-        return grading_key(identity, prompt, tag.rep, tag.k, tag.attempt)
+        return grading_key(identity, prompt, (skill, tag.scenario, tag.model, tag.arm, tag.rep), tag.k, tag.attempt)
 
     async def call(self, make: MakeCall, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
-        key = self.key(model.adapter, prompt, tag)
+        skill = self.skills[priority[0]] if priority and priority[0] < len(self.skills) else ""
+        key = self.key(model.adapter, prompt, tag, skill)
         if key is None:
             return await make(model, prompt, priority, tag)
-        skill = self.skills[priority[0]] if priority and priority[0] < len(self.skills) else ""
         started = time.monotonic()
         answer = self.cache.get(key, skill)
         if answer is not None:

@@ -283,7 +283,7 @@ def plan_skill(
                     g_prompt = grader_prompt(grader_rules, sc.criteria, text)
                     for k in range(1, gradings + 1):
                         plan.gradings += 1
-                        key = grading_key(grader.identity, g_prompt, rep, k, 1)
+                        key = grading_key(grader.identity, g_prompt, (skill.name, sc.id, model.label, arm, rep), k, 1)
                         if answer is not None and cache is not None and cache.peek(key) is not None:
                             plan.cached_gradings += 1
                         else:

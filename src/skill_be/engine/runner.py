@@ -77,6 +77,7 @@ class CallTag(NamedTuple):
     arm: str = ""
     k: int = 0  # the grading's index, 1-based
     attempt: int = 1  # a retried grading is another call: the cache keeps both apart
+    model: str = ""  # a grading's: the label of the model whose answer it grades
 
 
 class Call(NamedTuple):
@@ -234,7 +235,7 @@ class Engine:
         assert self.grader is not None
         g = Grading(k=k)
         for attempt in (1, 2):
-            tag = CallTag("grade", out.scenario, out.rep, out.arm, k, attempt)
+            tag = CallTag("grade", out.scenario, out.rep, out.arm, k, attempt, out.model)
             answer, error, seconds = await self.call(self.grader, prompt, self.priority(skill_index, GRADE), tag)
             g.seconds += seconds
             if answer is None:

@@ -39,16 +39,21 @@ def test_the_generation_key_holds_prompt_arm_rep_and_model() -> None:
     assert k not in others and len(others) == 4
 
 
-def test_the_grading_key_holds_grader_prompt_rep_k_and_attempt() -> None:
-    k = c.grading_key("judge", "prompt with the answer", 1, 1, 1)
+def test_the_grading_key_holds_grader_prompt_output_k_and_attempt() -> None:
+    out = ("money", "split", "m1", "baseline", 1)
+    k = c.grading_key("judge", "prompt with the answer", out, 1, 1)
     others = {
-        c.grading_key("judge-2", "prompt with the answer", 1, 1, 1),
-        c.grading_key("judge", "prompt with another answer", 1, 1, 1),
-        c.grading_key("judge", "prompt with the answer", 2, 1, 1),
-        c.grading_key("judge", "prompt with the answer", 1, 2, 1),
-        c.grading_key("judge", "prompt with the answer", 1, 1, 2),
+        c.grading_key("judge-2", "prompt with the answer", out, 1, 1),
+        c.grading_key("judge", "prompt with another answer", out, 1, 1),
+        c.grading_key("judge", "prompt with the answer", ("dates", "split", "m1", "baseline", 1), 1, 1),
+        c.grading_key("judge", "prompt with the answer", ("money", "share", "m1", "baseline", 1), 1, 1),
+        c.grading_key("judge", "prompt with the answer", ("money", "split", "m2", "baseline", 1), 1, 1),
+        c.grading_key("judge", "prompt with the answer", ("money", "split", "m1", "with-skill", 1), 1, 1),
+        c.grading_key("judge", "prompt with the answer", ("money", "split", "m1", "baseline", 2), 1, 1),
+        c.grading_key("judge", "prompt with the answer", out, 2, 1),
+        c.grading_key("judge", "prompt with the answer", out, 1, 2),
     }
-    assert k not in others and len(others) == 5
+    assert k not in others and len(others) == 9
     # a generation and a grading with the same words never share an entry
     assert c.generation_key("judge", "prompt with the answer", "baseline", 1) != k
 
