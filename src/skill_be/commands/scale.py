@@ -14,7 +14,7 @@ from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, labels
 from skill_be.commands.assembly import build_models, preflight
 from skill_be.commands.common import warn
 from skill_be.engine.cache import CachedCalls, ResponseCache, adapter_identity, cache_folder
-from skill_be.engine.pricing import Caller, Price, dry_run_lines, parse_pricing, plan_skill, skill_costs
+from skill_be.engine.pricing import Caller, PlanCount, Price, dry_run_lines, parse_pricing, plan_skill, skill_costs
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import Engine, Model, Settings, SkillRun
 from skill_be.errors import UsageError
@@ -52,20 +52,16 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool) -> int:
     judge = Caller(config.grader.id, adapter_identity(config.grader, config.root)) if grader else None
     # Read only: a dry run never creates the cache folder or refreshes an entry.
     cache = ResponseCache(cache_folder(config.root), warn) if cache_on else None
-    plans = [
-        plan_skill(
-            skill,
-            callers,
-            judge,
-            settings.reps,
-            settings.gradings,
-            settings.template,
-            settings.grader_rules,
-            cache,
-        )
-        for skill in project.skills
-    ]
-    print("\n".join(dry_run_lines(plans, prices, model_ids(config), cache_on)), flush=True)
+
+    def plans(reps: int) -> list[PlanCount]:
+        return [
+            plan_skill(skill, callers, judge, reps, settings.gradings, settings.template, settings.grader_rules, cache)
+            for skill in project.skills
+        ]
+
+    most_reps = config.gate.top_up_reps
+    most = (most_reps, plans(most_reps)) if settings.top_up and most_reps > settings.reps else None
+    print("\n".join(dry_run_lines(plans(settings.reps), prices, model_ids(config), cache_on, most)), flush=True)
     return 0
 
 

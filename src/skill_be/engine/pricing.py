@@ -134,7 +134,11 @@ def _cost(tokens: Mapping[str, Tokens], prices: Mapping[str, Price], ids: Mappin
 
 
 def dry_run_lines(
-    plans: Sequence[PlanCount], prices: Mapping[str, Price], ids: Mapping[str, str], cache_on: bool
+    plans: Sequence[PlanCount],
+    prices: Mapping[str, Price],
+    ids: Mapping[str, str],
+    cache_on: bool,
+    most: tuple[int, Sequence[PlanCount]] | None = None,
 ) -> list[str]:
     """What `run --dry-run` prints: per skill and in total, calls, cache hits, tokens and (with prices) cost."""
     lines = ["Dry run: nothing is called; the plan of this run:"]
@@ -148,6 +152,13 @@ def dry_run_lines(
         for label, t in p.tokens.items():
             total.add_tokens(label, t.input, t.output)
     lines.append(f"  Total: {_counts(total)}; {_token_words(total.tokens)}")
+    if most is not None:
+        reps, bigger = most
+        generations, gradings = sum(p.generations for p in bigger), sum(p.gradings for p in bigger)
+        lines.append(
+            f"  With --top-up, at most {generations} generations + {gradings} gradings = {generations + gradings} "
+            f"calls (every scenario taken to gate.topUpReps, {reps} reps)"
+        )
     if not cache_on:
         lines.append("  The response cache is off (cache: true in skill-be.yaml or --cache turns it on).")
     unpriced = sorted(

@@ -111,3 +111,17 @@ def test_junit_refuses_a_folder(tmp_path: Path) -> None:
     r = run(root, "run", "--junit", "out")
     assert r.code == 2 and "skill-be: --junit: out is a folder; name a file" in r.stderr
     assert not (root / ".skill-be" / "results").exists()
+
+
+def test_a_dry_run_with_top_up_says_the_most_it_could_make(tmp_path: Path) -> None:
+    config = {"gate": {"rule": "evidence", "topUpReps": 5}}
+    root = project(tmp_path, model=COUNTING_MODEL, grader=COUNTING_GRADER, config=config)
+    plain = run(root, "run", "--dry-run")
+    assert total_line(plain.stdout) == (4, 4, 8, 0) and "With --top-up" not in plain.stdout
+    dry = run(root, "run", "--dry-run", "--top-up")
+    assert dry.code == 0, dry.stderr
+    assert total_line(dry.stdout) == (4, 4, 8, 0)
+    assert "  With --top-up, at most 10 generations + 10 gradings = 20 calls (every scenario taken to" in dry.stdout
+    assert calls(root) == {}
+    assert run(root, "run", "--top-up").code in (0, 1)
+    assert 8 <= sum(calls(root).values()) <= 20
