@@ -6,12 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 PREFIX=.ci/cache/clis
-# Node 20 takes these; claude-code 2.1.198 and later declare Node >= 22.
-PACKAGES=(
-  "@anthropic-ai/claude-code@2.1.197"
-  "@mariozechner/pi-coding-agent@0.73.1"
-  "opencode-ai@1.18.33"
-)
+# The pins live in one file, which the Dockerfile reads too: one `name@version` a line.
+PINS=.ci/agent-clis.txt
+mapfile -t PACKAGES < <(grep -v -e '^#' -e '^[[:space:]]*$' "$PINS")
+[ "${#PACKAGES[@]}" -eq 3 ] || { echo "30-agent-clis: $PINS should list 3 packages, it lists ${#PACKAGES[@]}" >&2; exit 1; }
 STAMP="$PREFIX/.installed"
 WANT="${PACKAGES[*]}"
 

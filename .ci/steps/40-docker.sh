@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# A Docker engine and the sandbox image that the code-test sandbox tests run the model's code in.
-# No image registry is reachable from CI: the base image is built from Debian's mirrors with
-# debootstrap and `docker import`, then docker/sandbox/Dockerfile adds Node 22. Idempotent: an engine
-# that answers, and images that already exist (the sandbox image with this Dockerfile's hash), are
-# reused. Any failure stops CI with the reason.
+# A Docker engine and skill-be's two images, both built from the top-level Dockerfile: the sandbox
+# image the code tests run the model's code in (target sandbox), and the skill-be image that
+# tests/e2e/image/ runs and the GitHub Action uses (target skill-be). No image registry is reachable
+# from CI: the base image is built from Debian's mirrors with debootstrap and `docker import`.
+# Idempotent: an engine that answers is reused, and so is an image whose label holds the hash of
+# what went into it (the base image's id and the files the build copies). Any failure stops CI with
+# the reason.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 BASE_IMAGE="skill-be-base:bookworm"
 VERSION="$(python -c 'import skill_be; print(skill_be.__version__)')"
 SANDBOX_IMAGE="skill-be-sandbox:${VERSION}"
-DOCKERFILE="docker/sandbox/Dockerfile"
+SKILL_BE_IMAGE="skill-be:${VERSION}"
 DOCKERD_LOG="${TMPDIR:-/tmp}/skill-be-dockerd.log"
 
 fail() {
@@ -53,24 +55,51 @@ if ! docker image inspect "${BASE_IMAGE}" >/dev/null 2>&1; then
   trap - EXIT
 fi
 
-# The image is rebuilt when the Dockerfile changes: its hash is a label of the image.
-want="$(sha256sum "${DOCKERFILE}" | cut -c1-64)"
-have="$(docker image inspect -f '{{ index .Config.Labels "skill-be.dockerfile" }}' "${SANDBOX_IMAGE}" 2>/dev/null || true)"
-if [ "${have}" != "${want}" ]; then
-  echo "building ${SANDBOX_IMAGE}"
-  # This machine's network intercepts HTTPS: its CA certificates go in through the build argument,
-  # for the download only (CI only; the Dockerfile's default is none).
-  extra_ca=""
-  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
-    extra_ca="$(cat /usr/local/share/ca-certificates/*.crt)"
+# What goes into each image: the base image, and the files of the build context that its stages
+# copy (the same list as .dockerignore lets through).
+files_hash() {
+  find "$@" -type f ! -path '*/__pycache__/*' ! -name '*.pyc' ! -path 'src/*.egg-info/*' -print0 |
+    LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64
+}
+base_id="$(docker image inspect -f '{{.Id}}' "${BASE_IMAGE}")"
+sandbox_hash="$(printf '%s %s\n' "${base_id}" "$(files_hash Dockerfile docker/with-ca.sh)" | sha256sum | cut -c1-64)"
+skill_be_hash="$(printf '%s %s\n' "${base_id}" "$(files_hash Dockerfile .dockerignore entrypoint.sh docker \
+  .ci/agent-clis.txt pyproject.toml README.md src)" | sha256sum | cut -c1-64)"
+
+# This machine's network intercepts HTTPS: its CA certificates go in through the build argument,
+# for the downloads only (CI only; the Dockerfile's default is none).
+extra_ca=""
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  extra_ca="$(cat /usr/local/share/ca-certificates/*.crt)"
+fi
+
+build() { # target image hash
+  local target="$1" image="$2" want="$3" have log
+  have="$(docker image inspect -f '{{ index .Config.Labels "skill-be.inputs" }}' "${image}" 2>/dev/null || true)"
+  if [ "${have}" = "${want}" ]; then
+    echo "${image} is up to date"
+    return
   fi
-  docker build --force-rm -q \
+  echo "building ${image} (target ${target})"
+  log="$(mktemp)"
+  if ! docker build --force-rm \
     --build-arg "BASE=${BASE_IMAGE}" \
     --build-arg "EXTRA_CA_CERTS=${extra_ca}" \
-    --label "skill-be.dockerfile=${want}" \
-    -t "${SANDBOX_IMAGE}" -f "${DOCKERFILE}" docker/sandbox >/dev/null ||
-    fail "docker build of ${SANDBOX_IMAGE} failed (run it without -q to see why)"
-fi
+    --build-arg "SKILL_BE_VERSION=${VERSION}" \
+    --label "skill-be.inputs=${want}" \
+    --target "${target}" -t "${image}" . >"${log}" 2>&1; then
+    tail -n 60 "${log}" >&2
+    rm -f "${log}"
+    fail "docker build of ${image} failed"
+  fi
+  rm -f "${log}"
+}
+build sandbox "${SANDBOX_IMAGE}" "${sandbox_hash}"
+build skill-be "${SKILL_BE_IMAGE}" "${skill_be_hash}"
+
 docker run --rm --network none --read-only --user 65534:65534 "${SANDBOX_IMAGE}" node --version >/dev/null ||
   fail "${SANDBOX_IMAGE} does not run node"
 echo "sandbox image ${SANDBOX_IMAGE} ready"
+docker run --rm --network none "${SKILL_BE_IMAGE}" --version >/dev/null ||
+  fail "${SKILL_BE_IMAGE} does not run skill-be --version"
+echo "skill-be image ${SKILL_BE_IMAGE} ready"

