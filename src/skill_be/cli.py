@@ -68,6 +68,13 @@ def _triage_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-deps", action="store_true", help="keep the installed test packages in .skill-be/deps")
 
 
+def _regrade_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("skills", nargs="*", metavar="skill", help="the skills to regrade (default: every skill)")
+    p.add_argument("--run", metavar="<dir>", help="the run folder whose answers to grade (default: the latest)")
+    p.add_argument("--junit", metavar="<file>", help="also write JUnit XML there: a test suite per skill")
+    p.add_argument("--keep-deps", action="store_true", help="keep the installed test packages in .skill-be/deps")
+
+
 def _cache_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("prune", "clear"), metavar="prune|clear", help="what to do with the cache")
     p.add_argument("--older-than", metavar="<age>", help="prune: remove entries no run used for this long (30d, 12h)")
@@ -115,6 +122,14 @@ COMMANDS: tuple[Command, ...] = (
         "from fresh with-skill samples. Never blocks.",
         _triage_options,
         "skill_be.commands.triage",
+    ),
+    Command(
+        "regrade",
+        "regrade [skill...]",
+        "Grades the answers of an earlier run (the latest, or --run) again with today's criteria,\n"
+        "grader and code tests, without generating anything; writes a new run folder.",
+        _regrade_options,
+        "skill_be.commands.regrade",
     ),
     Command(
         "cache",

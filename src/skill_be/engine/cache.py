@@ -31,6 +31,14 @@ _MAX_HASHED_FILE = 8 << 20  # a file named on a command line is hashed only belo
 MakeCall = Callable[[Model, str, tuple[int, ...], CallTag], Awaitable[Call]]
 
 
+class CallHook(Protocol):
+    """What Engine.call asks before it calls a model: answer the call, or `make` it."""
+
+    async def call(
+        self, make: MakeCall, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag
+    ) -> Call: ...
+
+
 def cache_folder(config_root: Path) -> Path:
     """`.skill-be/cache/` in the config's folder, beside the default results folder."""
     return config_root / ".skill-be" / "cache"

@@ -20,7 +20,7 @@ from skill_be.project.config import GateConfig
 from skill_be.project.loader import Skill
 
 if TYPE_CHECKING:
-    from skill_be.engine.cache import CachedCalls
+    from skill_be.engine.cache import CallHook
 
 GRADE, GENERATE = 0, 1
 
@@ -121,7 +121,7 @@ class Engine:
         self.tests = tests
         self.redact = redact
         self._seq = 0
-        self.cache: CachedCalls | None = None  # engine/cache.py: set by run when the response cache is on
+        self.cache: CallHook | None = None  # engine/cache.py: run's response cache; regrade's stored answers
 
     async def call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         """Every model call goes through here: under the shared limit and the per-call timeout.
