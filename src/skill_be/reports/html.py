@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skill_be import __version__
+from skill_be.engine.stats import wilson
 
 
 def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: Mapping[str, list[str]]) -> str:
@@ -32,9 +33,10 @@ def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: M
                     got = replies.get(key, [])
                     gradings = [{**g, "reply": got[i] if i < len(got) else ""} for i, g in enumerate(o["gradings"])]
                     outputs.append({**o, "text": texts.get(key), "gradings": gradings})
-                models.append({"label": label, "lines": m["lines"], "outputs": outputs})
+                lines = [{**line, **_bars(line)} for line in m["lines"]]
+                models.append({"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))})
             scenarios.append({**sc, "models": models})
-        skills.append({"name": name, **s, "scenarios": scenarios})
+        skills.append({"name": name, **s, "scenarios": scenarios, "moved": _moved(s.get("effect")), "why": _why(s)})
     ready = all(s["ready"] for s in skills)
     grader = summary.get("grader")
     graded = any(s["graded"] for s in skills)
@@ -50,3 +52,104 @@ def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: M
         gradings=summary.get("gradings"),
         version=__version__,
     )
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.0f}"
+
+
+def _bars(line: Mapping[str, Any]) -> dict[str, Any]:
+    """Each arm's rate with its 95% Wilson interval, and the delta with its interval, as percentages
+    placed on 0-100 tracks (the delta's track runs from -100 to +100)."""
+    counts = line.get("counts")
+    iv = line.get("deltaInterval")
+    if not counts or not iv:
+        return {"bars": None}
+
+    def arm(passed: int, total: int) -> dict[str, float]:
+        lo, hi = wilson(passed, total)
+        return {"rate": 100 * passed / total if total else 0.0, "low": 100 * lo, "high": 100 * hi}
+
+    return {
+        "bars": {
+            "baseline": arm(*counts["baseline"]),
+            "withSkill": arm(*counts["withSkill"]),
+            "delta": _delta(iv),
+            "text": f"{_signed(iv['estimate'])}pp [{_signed(iv['low'])}, {_signed(iv['high'])}]",
+            "effect": line.get("effect", ""),
+        }
+    }
+
+
+def _delta(iv: Mapping[str, float]) -> dict[str, float]:
+    """A delta in percentage points placed on a track from -100 (left) to +100 (right)."""
+    return {
+        "at": (iv["estimate"] + 100) / 2,
+        "low": (iv["low"] + 100) / 2,
+        "width": (iv["high"] - iv["low"]) / 2,
+    }
+
+
+def _pooled(p: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not p:
+        return None
+    return {
+        **p,
+        "track": _delta(p),
+        "text": f"{_signed(p['estimate'])}pp [{_signed(p['low'])}, {_signed(p['high'])}]",
+    }
+
+
+def _moved(effect: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """How the skill moved, for the overview: the overall delta, its interval and the label."""
+    if not effect:
+        return None
+    return {
+        "text": f"{_signed(effect['estimate'])}pp [{_signed(effect['low'])}, {_signed(effect['high'])}]",
+        "label": effect["label"],
+        "lowSample": effect.get("lowSample", False),
+        "track": _delta(effect),
+    }
+
+
+def _why(s: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The verdict's reasons: what blocks, then what the gate noted without blocking."""
+    out = [{"kind": "block", "text": r} for r in s.get("reasons", [])]
+    gate = s.get("gate", {})
+    for n in gate.get("noise", []):
+        iv = n["interval"]
+        reps = n.get("repsToDecide")
+        more = f"; about {reps} reps per arm would decide it" if reps else ""
+        out.append(
+            {
+                "kind": "note",
+                "text": f'{n["scenario"]} / {n["model"]} — "{n["line"]}": within the noise, '
+                f"95% interval {_signed(iv['low'])} to {_signed(iv['high'])}pp{more}",
+            }
+        )
+    for i in gate.get("inconclusive", []):
+        iv = i["interval"]
+        what = "the scenario's mean" if i["line"] is None else f'"{i["line"]}"'
+        reps = i.get("repsToDecide")
+        more = f"; about {reps} reps per arm would decide it (now {i['reps']})" if reps else ""
+        out.append(
+            {
+                "kind": "note",
+                "text": f"inconclusive: {i['scenario']} / {i['model']} — {what}: "
+                f"{_signed(iv['estimate'])}pp, 95% interval {_signed(iv['low'])} to {_signed(iv['high'])}pp{more}",
+            }
+        )
+    for t in gate.get("topUp", []):
+        out.append(
+            {"kind": "note", "text": f"top-up: {t['scenario']} / {t['model']} from {t['from']} to {t['to']} reps"}
+        )
+    if gate.get("rule") == "evidence":
+        out.append(
+            {
+                "kind": "note",
+                "text": f"rule: evidence (a false block under {gate.get('alpha')} one-sided; "
+                f"harm margin {gate.get('margin')}pp; inconclusive "
+                f"{'blocks' if gate.get('inconclusiveBlocks') else 'does not block'})",
+            }
+        )
+    return out
