@@ -201,6 +201,7 @@ class Levels:
     line_tests: int = 0  # critical lines × models
     zero_threshold: float = ZERO_THRESHOLD
     margin: float = 30.0
+    inconclusive: str = "pass"  # gate.inconclusive
 
     @property
     def look_share(self) -> float:
@@ -228,6 +229,7 @@ class Levels:
                 lineLevel=round(self.line_level, 6),
                 zeroThreshold=self.zero_threshold,
                 margin=self.margin,
+                inconclusive=self.inconclusive,
             )
         return doc
 
@@ -357,6 +359,7 @@ def _evidence(
         scenario_tests=len(critical) * len(models),
         line_tests=len(crit_lines),
         margin=config.margin,
+        inconclusive=config.inconclusive,
     )
     z_upper = stats.z_one_sided(0.05)
     zero = _zero(
