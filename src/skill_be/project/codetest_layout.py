@@ -9,6 +9,7 @@ from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project.config import Config
 from skill_be.project.evals import EvalFile
+from skill_be.project.where import Where
 
 TEST_SUFFIX = ".test.ts"
 SHARED = "_shared"
@@ -22,7 +23,7 @@ def test_files(config: Config, skill: str, evals: EvalFile) -> dict[str, Path]:
         if with_output:
             s = with_output[0]
             raise ConfigError(
-                f'{shown(evals.path)}: scenario "{s.id}" has an output, but {config.name} sets no "tests" folder; '
+                f'{evals.at(s.id, "output")}: scenario "{s.id}" has an output, but {config.name} sets no "tests" folder; '
                 "add tests: ./skill-tests and put its tests in skill-tests/"
                 f"{skill}/{s.id}{TEST_SUFFIX}"
             )
@@ -49,7 +50,7 @@ def test_files(config: Config, skill: str, evals: EvalFile) -> dict[str, Path]:
     for s in with_output:
         if s.id not in found:
             raise ConfigError(
-                f'{shown(evals.path)}: scenario "{s.id}" has an output but no test file; '
+                f'{evals.at(s.id, "output")}: scenario "{s.id}" has an output but no test file; '
                 f"create {shown(folder / (s.id + TEST_SUFFIX))}"
             )
     return found
@@ -59,14 +60,14 @@ def package_list(config: Config, skill: str) -> Path | None:
     """The package list a skill with code tests uses: by skill, the default, test-packages.json, or none."""
     by_skill: Mapping[str, Path] = config.code_tests.packages_by_skill
     if skill in by_skill:
-        return _existing(by_skill[skill], f"{config.name}: codeTests.packagesBySkill.{skill}")
+        return _existing(by_skill[skill], config.where("codeTests", "packagesBySkill", skill))
     if config.code_tests.packages is not None:
-        return _existing(config.code_tests.packages, f"{config.name}: codeTests.packages")
+        return _existing(config.code_tests.packages, config.where("codeTests", "packages"))
     beside = config.root / DEFAULT_PACKAGE_LIST
     return beside if beside.is_file() else None
 
 
-def _existing(path: Path, where: str) -> Path:
+def _existing(path: Path, where: Where) -> Path:
     if not path.is_file():
-        raise ConfigError(f"{where}: package list {shown(path)} does not exist; create it or fix the path")
+        raise where.error(f"package list {shown(path)} does not exist; create it or fix the path")
     return path

@@ -6,16 +6,20 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
-from skill_be.project import where as v
 from skill_be.project.files import read_text
+from skill_be.project.places import Places
+from skill_be.project.rules import MAX_TIMEOUT, PRESETS, REQUIRED, SANDBOXES
 from skill_be.project.where import Where
 from skill_be.project.yamlfile import load_yaml
 
-MAX_TIMEOUT = 2147483  # seconds: the longest a Node timer holds, kept for compatibility
+__all__ = ["MAX_TIMEOUT", "PRESETS", "REQUIRED", "SANDBOXES"]
+
+if TYPE_CHECKING:
+    from skill_be.project.models import AdapterEntryModel, ChecksModel, CodeTestsModel, GateModel
 
 DEFAULT_WITH_SKILL_TEMPLATE = """You have access to the following library. Use its APIs when writing the code.
 
@@ -24,29 +28,6 @@ DEFAULT_WITH_SKILL_TEMPLATE = """You have access to the following library. Use i
 --- END LIBRARY DOCS ---
 
 Task: {{task}}"""
-
-TOP_KEYS = (
-    "skills", "evals", "model", "grader", "reps", "gradings", "concurrency", "timeoutSeconds",
-    "results", "resultFile", "withSkillTemplate", "graderPrompt", "gate", "checks", "triage",
-    "tests", "codeTests", "cache", "pricing",
-)  # fmt: skip
-GATE_KEYS = ("regressionOnCritical", "blockOnZero", "blockOnErrors", "rule", "margin", "inconclusive", "topUpReps")
-CHECKS_KEYS = ("typecheck", "coverage")
-TYPECHECK_KEYS = ("library", "preludes", "blocking", "command", "preset", "mypy")
-COVERAGE_KEYS = ("entry", "ignore", "blocking", "command", "preset")
-TRIAGE_KEYS = ("model",)
-CODE_TESTS_KEYS = (
-    "packages", "packagesBySkill", "testTimeoutSeconds", "answerTimeoutSeconds", "allow",
-    "sandbox", "image", "memoryMb", "cpus", "pids",
-)  # fmt: skip
-REQUIRED = {
-    "skills": "the folder with one folder per skill, each holding a SKILL.md",
-    "evals": "the folder with one <skill>.json eval file per skill",
-    "model": "the model under test: an entry with adapter and id, or a list of them",
-    "grader": "the judge: an entry with adapter and id",
-}
-PRESETS = ("typescript", "python")
-SANDBOXES = ("auto", "docker", "process")
 
 
 class AdapterEntry(NamedTuple):
@@ -126,6 +107,15 @@ class Config(NamedTuple):
     triage_model: AdapterEntry | None = None
     tests: Path | None = None
     code_tests: CodeTestsConfig = CodeTestsConfig()
+    places: Places | None = None  # where each key is in the file, for errors found after loading
+
+    def where(self, *keys: str | int) -> Where:
+        """A key path of this config, for an error found later (a missing folder, a bad check setting)."""
+        w = Where(self.name, places=self.places)
+        for k in keys:
+            w = w.index(k) if isinstance(k, int) else w.key(k)
+        return w
+
     cache: bool = False  # the response cache (engine/cache.py); --cache and --no-cache override it
     pricing: Mapping[str, object] = MappingProxyType({})  # model id -> prices; engine/pricing.py validates it
 
@@ -139,230 +129,107 @@ def load_config(path: Path) -> Config:
     data = load_yaml(text, name)
     if data is None:
         raise ConfigError(f"{name}: is empty; it needs at least skills, evals, model and grader")
-    top = Where(name)
-    m = v.mapping(data, top, TOP_KEYS)
+    # Imported here: pydantic costs start-up time, and only a command that reads a config needs it.
+    from skill_be.project.models import ConfigModel
+    from skill_be.project.validation import validate
+
+    places = Places(text, "yaml")
+    m = validate(ConfigModel, data, name, places)
     path = Path(os.path.normpath(path.absolute()))  # `a/../b` shown and compared as `b`
     root = path.parent
-
-    def required(key: str) -> object:
-        if key not in m:
-            raise top.error(f'missing required key "{key}" ({REQUIRED[key]})')
-        if m[key] is None:
-            raise top.key(key).error(f"is empty; set it to {REQUIRED[key]}")
-        return m[key]
-
-    def folder(key: str) -> Path:
-        return _resolve(root, v.string(required(key), top.key(key)))
-
-    skills, evals = folder("skills"), folder("evals")
-    models = _models(required("model"), top.key("model"))
-    grader = adapter_entry(required("grader"), top.key("grader"))
-    kw: dict[str, object] = {}
-    for key, attr, maximum in (
-        ("reps", "reps", None),
-        ("gradings", "gradings", None),
-        ("concurrency", "concurrency", None),
-        ("timeoutSeconds", "timeout_seconds", MAX_TIMEOUT),
-    ):
-        if m.get(key) is not None:
-            kw[attr] = v.positive_int(m[key], top.key(key), maximum)
-    for key, attr in (("results", "results"), ("resultFile", "result_file")):
-        kw[attr] = _resolve(root, v.string(m[key], top.key(key)) if m.get(key) is not None else None, attr)
-    if m.get("withSkillTemplate") is not None:
-        kw["with_skill_template"] = _template(m["withSkillTemplate"], top.key("withSkillTemplate"))
-    if m.get("graderPrompt") is not None:
-        kw["grader_prompt"] = v.string(m["graderPrompt"], top.key("graderPrompt"))
-    if m.get("gate") is not None:
-        kw["gate"] = _gate(m["gate"], top.key("gate"))
-    if m.get("checks") is not None:
-        kw["checks"] = _checks(m["checks"], top.key("checks"), root)
-    if m.get("triage") is not None:
-        t = v.mapping(m["triage"], top.key("triage"), TRIAGE_KEYS)
-        if t.get("model") is not None:
-            kw["triage_model"] = adapter_entry(t["model"], top.key("triage").key("model"))
-    if m.get("tests") is not None:
-        kw["tests"] = _resolve(root, v.string(m["tests"], top.key("tests")))
-    if m.get("codeTests") is not None:
-        kw["code_tests"] = _code_tests(m["codeTests"], top.key("codeTests"), root)
-    if m.get("cache") is not None:
-        kw["cache"] = v.boolean(m["cache"], top.key("cache"))
-    if m.get("pricing") is not None:
-        kw["pricing"] = m["pricing"]
+    top = Where(name, places=places)
+    models = m.model if isinstance(m.model, list) else [m.model]
+    many = isinstance(m.model, list)
     return Config(
-        path=path, root=root, name=name, skills=skills, evals=evals, models=models,
-        grader=grader, **kw,  # type: ignore[arg-type]
-    )  # fmt: skip
-
-
-_DEFAULT_PATHS = {"results": ".skill-be/results", "result_file": "skill-be.result.json"}
-
-
-def _resolve(root: Path, value: str | None, default_key: str = "") -> Path:
-    raw = value if value is not None else _DEFAULT_PATHS[default_key]
-    return Path(os.path.normpath(root / os.path.expanduser(raw)))
-
-
-def adapter_entry(value: object, where: Where) -> AdapterEntry:
-    """An adapter entry accepts any key, but needs a non-empty `adapter` and `id`."""
-    if not isinstance(value, dict):
-        raise where.error(
-            f"must be an entry with adapter and id (such as adapter: claude-cli and id: claude-sonnet-5-5 "
-            f"on their own lines), not {v.type_name(value)}"
-        )
-    m = v.mapping(value, where)
-    for key in ("adapter", "id"):
-        if m.get(key) is None:
-            raise where.error(f'missing required key "{key}" (an entry needs adapter and id)')
-    adapter = v.string(m["adapter"], where.key("adapter"))
-    ident = m["id"]
-    if isinstance(ident, int | float) and not isinstance(ident, bool):
-        ident = str(ident)  # `id: 4` in YAML is a label, not a number
-    return AdapterEntry(adapter=adapter, id=v.string(ident, where.key("id")), settings=dict(m), where=where)
-
-
-def _models(value: object, where: Where) -> tuple[AdapterEntry, ...]:
-    if isinstance(value, list):
-        if not value:
-            raise where.error("must be an entry or a non-empty list of entries")
-        return tuple(adapter_entry(item, where.index(i)) for i, item in enumerate(value))
-    return (adapter_entry(value, where),)
-
-
-def _template(value: object, where: Where) -> str:
-    text = v.string(value, where)
-    missing = [p for p in ("{{skill}}", "{{task}}") if p not in text]
-    if missing:
-        raise where.error(f"must contain {' and '.join(missing)}, where the skill text and the task go")
-    return text
-
-
-def _gate(value: object, where: Where) -> GateConfig:
-    m = v.mapping(value, where, GATE_KEYS)
-    return GateConfig(
-        regression_on_critical=_bool(m, "regressionOnCritical", where, True),
-        block_on_zero=_bool(m, "blockOnZero", where, True),
-        block_on_errors=_bool(m, "blockOnErrors", where, True),
-        rule=_choice(m, "rule", where, ("strict", "evidence"), "strict"),
-        margin=_margin(m, where),
-        inconclusive=_choice(m, "inconclusive", where, ("pass", "block"), "pass"),
-        top_up_reps=20 if m.get("topUpReps") is None else v.positive_int(m["topUpReps"], where.key("topUpReps")),
+        path=path,
+        root=root,
+        name=name,
+        skills=_resolve(root, m.skills),
+        evals=_resolve(root, m.evals),
+        models=tuple(_entry(e, top.key("model").index(i) if many else top.key("model")) for i, e in enumerate(models)),
+        grader=_entry(m.grader, top.key("grader")),
+        reps=m.reps,
+        gradings=m.gradings,
+        concurrency=m.concurrency,
+        timeout_seconds=m.timeout_seconds,
+        results=_resolve(root, m.results),
+        result_file=_resolve(root, m.result_file),
+        with_skill_template=m.with_skill_template or DEFAULT_WITH_SKILL_TEMPLATE,
+        grader_prompt=m.grader_prompt,
+        gate=_gate(m.gate),
+        checks=_checks(m.checks, root),
+        triage_model=_entry(m.triage.model, top.key("triage").key("model")) if m.triage and m.triage.model else None,
+        tests=_resolve(root, m.tests) if m.tests is not None else None,
+        code_tests=_code_tests(m.code_tests, root),
+        cache=m.cache,
+        pricing=m.pricing or {},
+        places=places,
     )
 
 
-def _choice(m: Mapping[str, object], key: str, where: Where, choices: tuple[str, ...], default: str) -> str:
-    if m.get(key) is None:
-        return default
-    value = v.string(m[key], where.key(key))
-    if value not in choices:
-        raise where.key(key).error(
-            f'unknown value "{value}"{v.did_you_mean(value, choices)}; use {" or ".join(choices)}'
-        )
-    return value
+def _resolve(root: Path, value: str) -> Path:
+    return Path(os.path.normpath(root / os.path.expanduser(value)))
 
 
-def _margin(m: Mapping[str, object], where: Where) -> float:
-    if m.get("margin") is None:
-        return 30.0
-    value = v.positive_number(m["margin"], where.key("margin"))
-    if value > 100:
-        raise where.key("margin").error(f"must be at most 100 percentage points, not {value:g}")
-    return value
+def _entry(m: AdapterEntryModel, where: Where) -> AdapterEntry:
+    settings = {"adapter": m.adapter, "id": m.id, **(m.model_extra or {})}
+    return AdapterEntry(adapter=m.adapter, id=m.id, settings=settings, where=where)
 
 
-def _bool(m: Mapping[str, object], key: str, where: Where, default: bool) -> bool:
-    return default if m.get(key) is None else v.boolean(m[key], where.key(key))
+def _gate(m: GateModel | None) -> GateConfig:
+    if m is None:
+        return GateConfig()
+    return GateConfig(
+        regression_on_critical=m.regression_on_critical,
+        block_on_zero=m.block_on_zero,
+        block_on_errors=m.block_on_errors,
+        rule=m.rule,
+        margin=m.margin,
+        inconclusive=m.inconclusive,
+        top_up_reps=m.top_up_reps,
+    )
 
 
-def _opt_str(m: Mapping[str, object], key: str, where: Where) -> str | None:
-    return None if m.get(key) is None else v.string(m[key], where.key(key))
-
-
-def _preset(m: Mapping[str, object], where: Where) -> str | None:
-    preset = _opt_str(m, "preset", where)
-    if preset is not None and preset not in PRESETS:
-        raise where.key("preset").error(
-            f'unknown preset "{preset}"{v.did_you_mean(preset, PRESETS)}; use typescript or python, '
-            "or set command for another language"
-        )
-    return preset
-
-
-def _checks(value: object, where: Where, root: Path) -> ChecksConfig:
-    m = v.mapping(value, where, CHECKS_KEYS)
-    typecheck: TypecheckConfig | bool | None = None
-    coverage: CoverageConfig | None = None
-    tw = where.key("typecheck")
-    t = m.get("typecheck")
-    if t is False:
-        typecheck = False
-    elif t is True:
-        typecheck = True  # the default preset, switched on explicitly
-    elif t is not None:
-        if not isinstance(t, dict):
-            raise tw.error(f"must be false (off) or a mapping of settings, not {v.type_name(t)}")
-        tm = v.mapping(t, tw, TYPECHECK_KEYS)
-        preludes = {k: _resolve(root, p) for k, p in v.string_map(tm.get("preludes") or {}, tw.key("preludes")).items()}
+def _checks(m: ChecksModel | None, root: Path) -> ChecksConfig:
+    if m is None:
+        return ChecksConfig()
+    typecheck: TypecheckConfig | bool | None
+    t = m.typecheck
+    if t is None or isinstance(t, bool):
+        typecheck = t  # None: the check picks its default; True: the default preset, switched on explicitly
+    else:
         typecheck = TypecheckConfig(
-            preset=_preset(tm, tw),
-            library=_opt_str(tm, "library", tw),
-            preludes=preludes,
-            blocking=_bool(tm, "blocking", tw, True),
-            command=_opt_str(tm, "command", tw),
-            mypy=_bool(tm, "mypy", tw, False),
+            preset=t.preset,
+            library=t.library,
+            preludes={k: _resolve(root, p) for k, p in (t.preludes or {}).items()},
+            blocking=t.blocking,
+            command=t.command,
+            mypy=t.mypy,
         )
-        if typecheck.command and typecheck.preset:
-            raise tw.error("set either preset or command, not both: command replaces the preset")
-    cw = where.key("coverage")
-    c = m.get("coverage")
+    c = m.coverage
+    coverage = None
     if c is not None and c is not False:
-        if not isinstance(c, dict):
-            raise cw.error(f"must be false (off) or a mapping of settings with entry or command, not {v.type_name(c)}")
-        cm = v.mapping(c, cw, COVERAGE_KEYS)
         coverage = CoverageConfig(
-            preset=_preset(cm, cw),
-            entry=_opt_str(cm, "entry", cw),
-            ignore=v.string_list(cm.get("ignore") or [], cw.key("ignore")),
-            blocking=_bool(cm, "blocking", cw, False),
-            command=_opt_str(cm, "command", cw),
+            preset=c.preset, entry=c.entry, ignore=tuple(c.ignore or ()), blocking=c.blocking, command=c.command
         )
-        if coverage.command and coverage.preset:
-            raise cw.error("set either preset or command, not both: command replaces the preset")
-        if not coverage.command and not coverage.entry:
-            raise cw.error('missing required key "entry" (the library entry whose API must be covered), or set command')
     return ChecksConfig(typecheck=typecheck, coverage=coverage)
 
 
-def _code_tests(value: object, where: Where, root: Path) -> CodeTestsConfig:
-    m = v.mapping(value, where, CODE_TESTS_KEYS)
-    kw: dict[str, object] = {}
-    if m.get("packages") is not None:
-        kw["packages"] = _resolve(root, v.string(m["packages"], where.key("packages")))
-    if m.get("packagesBySkill") is not None:
-        kw["packages_by_skill"] = {
-            k: _resolve(root, p) for k, p in v.string_map(m["packagesBySkill"], where.key("packagesBySkill")).items()
-        }
-    for key, attr, maximum in (
-        ("testTimeoutSeconds", "test_timeout_seconds", MAX_TIMEOUT),
-        ("answerTimeoutSeconds", "answer_timeout_seconds", MAX_TIMEOUT),
-        ("memoryMb", "memory_mb", 1 << 20),
-        ("pids", "pids", 1 << 16),
-    ):
-        if m.get(key) is not None:
-            kw[attr] = v.positive_int(m[key], where.key(key), maximum)
-    if m.get("cpus") is not None:
-        kw["cpus"] = v.positive_number(m["cpus"], where.key("cpus"))
-    if m.get("allow") is not None:
-        kw["allow"] = v.string_list(m["allow"], where.key("allow"))
-    if m.get("sandbox") is not None:
-        sandbox = v.string(m["sandbox"], where.key("sandbox"))
-        if sandbox not in SANDBOXES:
-            raise where.key("sandbox").error(
-                f'unknown sandbox "{sandbox}"{v.did_you_mean(sandbox, SANDBOXES)}; use auto, docker or process'
-            )
-        kw["sandbox"] = sandbox
-    if m.get("image") is not None:
-        kw["image"] = v.string(m["image"], where.key("image"))
-    return CodeTestsConfig(**kw)  # type: ignore[arg-type]
+def _code_tests(m: CodeTestsModel | None, root: Path) -> CodeTestsConfig:
+    if m is None:
+        return CodeTestsConfig()
+    return CodeTestsConfig(
+        packages=_resolve(root, m.packages) if m.packages is not None else None,
+        packages_by_skill={k: _resolve(root, p) for k, p in (m.packages_by_skill or {}).items()},
+        test_timeout_seconds=m.test_timeout_seconds,
+        answer_timeout_seconds=m.answer_timeout_seconds,
+        allow=tuple(m.allow or ()),
+        sandbox=m.sandbox,
+        image=m.image,
+        memory_mb=m.memory_mb,
+        cpus=m.cpus,
+        pids=m.pids,
+    )
 
 
 def check_named(config: Config) -> None:
@@ -373,10 +240,10 @@ def check_named(config: Config) -> None:
     for key, p in folders:
         if not p.is_dir():
             what = "is a file, not a folder" if p.exists() else "does not exist"
-            raise ConfigError(f"{config.name}: {key}: folder {shown(p)} {what}; create it or fix the path")
-    lists = [("codeTests.packages", config.code_tests.packages)]
-    lists += [(f"codeTests.packagesBySkill.{k}", p) for k, p in config.code_tests.packages_by_skill.items()]
-    for key, lp in lists:
+            raise config.where(key).error(f"folder {shown(p)} {what}; create it or fix the path")
+    lists: list[tuple[tuple[str, ...], Path | None]] = [(("codeTests", "packages"), config.code_tests.packages)]
+    lists += [(("codeTests", "packagesBySkill", k), p) for k, p in config.code_tests.packages_by_skill.items()]
+    for keys, lp in lists:
         if lp is not None and not lp.is_file():
             what = "is a folder, not a file" if lp.exists() else "does not exist"
-            raise ConfigError(f"{config.name}: {key}: package list {shown(lp)} {what}; create it or fix the path")
+            raise config.where(*keys).error(f"package list {shown(lp)} {what}; create it or fix the path")

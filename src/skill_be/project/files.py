@@ -30,6 +30,6 @@ def decode(data: bytes, name: str) -> str:
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise ConfigError(
-            f"{name}: line {line}: not valid UTF-8 (byte 0x{data[e.start]:02x}); save the file as UTF-8"
+            f"{name}:{line}: not valid UTF-8 (byte 0x{data[e.start]:02x}); save the file as UTF-8"
         ) from None
     return text.removeprefix("\ufeff")

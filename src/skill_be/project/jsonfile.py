@@ -23,12 +23,25 @@ def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
 
 
 def load_json(text: str, name: str, fix: str = "fix the syntax there") -> object:
-    """Parse JSON; `name: line L, column C: invalid JSON (...); <fix>` when it is not valid."""
+    """Parse JSON; `name:L:C: invalid JSON (...); <fix>` when it is not valid."""
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as e:
-        raise ConfigError(f"{name}: line {e.lineno}, column {e.colno}: invalid JSON ({e.msg}); {fix}") from None
+        raise ConfigError(f"{name}:{e.lineno}:{e.colno}: invalid JSON ({e.msg}); {fix}") from None
     except _Duplicate as e:
-        raise ConfigError(f'{name}: key "{e.key}" is written twice in one object; keep one of them') from None
+        at = _second(text, e.key)
+        raise ConfigError(f'{name}{at}: key "{e.key}" is written twice in one object; keep one of them') from None
     except RecursionError:
         raise ConfigError(f"{name}: invalid JSON (nested too deeply); {fix}") from None
+
+
+def _second(text: str, key: str) -> str:
+    """`:L:C` of the second place `"key":` is written (a good guess at the duplicate), or nothing."""
+    import re
+
+    found = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+    if len(found) < 2:
+        return ""
+    pos = found[1]
+    line = text.count("\n", 0, pos) + 1
+    return f":{line}:{pos - (text.rfind(chr(10), 0, pos) + 1) + 1}"

@@ -13,6 +13,7 @@ from skill_be.project.config import Config, check_named, load_config
 from skill_be.project.evals import EvalFile, load_eval
 from skill_be.project.fingerprint import fingerprint, tree_files
 from skill_be.project.skills import SkillDoc, read_skill_md
+from skill_be.project.where import Where
 
 
 class Skill(NamedTuple):
@@ -62,8 +63,9 @@ def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[s
     without = [f.name for f in folders if f not in with_evals]
     for skill_name in config.code_tests.packages_by_skill:
         if not (config.skills / skill_name / "SKILL.md").is_file():
-            raise ConfigError(
-                f'{config.name}: codeTests.packagesBySkill: "{skill_name}" names no skill in {shown(config.skills)} '
+            w = config.where("codeTests", "packagesBySkill")
+            raise Where(w.file, w.path, (*w.loc, skill_name), w.places).error(
+                f'"{skill_name}" names no skill in {shown(config.skills)} '
                 f"(no {shown(config.skills / skill_name / 'SKILL.md')}); fix the name or remove the entry"
             )
     known = {f.name for f in with_evals}
@@ -81,8 +83,8 @@ def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[s
     if not with_evals:
         missing = ", ".join(shown(config.evals / f"{n}.json") for n in without)
         fix = f"write {missing}" if missing else f"add a skill folder with a SKILL.md under {shown(config.skills)}"
-        raise ConfigError(
-            f"{config.name}: no skill has both a SKILL.md (in {shown(config.skills)}/<skill>/) and an eval file "
+        raise Where(config.name, "", ("skills",), config.places).error(
+            f"no skill has both a SKILL.md (in {shown(config.skills)}/<skill>/) and an eval file "
             f"(in {shown(config.evals)}/<skill>.json); {fix}"
         )
     selected = tuple(_load_skill(config, f) for f in with_evals if not names or f.name in names)

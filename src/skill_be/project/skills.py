@@ -9,6 +9,7 @@ from typing import NamedTuple
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project.files import read_text
+from skill_be.project.places import Places
 from skill_be.project.where import Where, type_name
 from skill_be.project.yamlfile import load_yaml
 
@@ -36,6 +37,7 @@ class SkillDoc(NamedTuple):
 
 def parse_skill_md(text: str, file: str, folder_name: str) -> SkillDoc:
     meta, body_start = _front_matter(text, file)
+    places = Places("\n".join(text.split("\n")[1 : max(body_start - 1, 1)]), "yaml", first_line=2)
 
     def field(key: str) -> str | None:
         value = meta.get(key)
@@ -44,7 +46,7 @@ def parse_skill_md(text: str, file: str, folder_name: str) -> SkillDoc:
         if isinstance(value, int | float) and not isinstance(value, bool) and key == "version":
             return str(value)  # `version: 1.2` reads as a number in YAML; it means the text
         if not isinstance(value, str):
-            raise Where(file, f"front matter: {key}").error(
+            raise Where(file, f"front matter: {key}", (key,), places).error(
                 f'must be a string, not {type_name(value)}; write it as text, such as {key}: "..."'
             )
         return value
@@ -70,16 +72,16 @@ def _front_matter(text: str, file: str) -> tuple[dict[str, object], int]:
         return {}, 0
     for i in range(1, len(lines)):
         if lines[i].rstrip() in ("---", "..."):
-            data = load_yaml("\n".join(lines[1:i]), f"{file}: front matter", first_line=2)
+            data = load_yaml("\n".join(lines[1:i]), file, first_line=2, part="front matter")
             if data is None:
                 return {}, i + 1
             if not isinstance(data, dict):
                 raise ConfigError(
-                    f"{file}: front matter: must be a mapping of keys to values (name, description, ...), "
+                    f"{file}:2:1: front matter: must be a mapping of keys to values (name, description, ...), "
                     f"not {type_name(data)}"
                 )
             return {str(k): val for k, val in data.items()}, i + 1
-    raise ConfigError(f'{file}: line 1: the front matter opened with "---" is never closed; add a "---" line after it')
+    raise ConfigError(f'{file}:1: the front matter opened with "---" is never closed; add a "---" line after it')
 
 
 def code_blocks(text: str, start: int = 0) -> list[CodeBlock]:

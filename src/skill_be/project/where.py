@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from skill_be.errors import ConfigError
 
+if TYPE_CHECKING:
+    from skill_be.project.places import Places
+
 
 class Where:
-    """A place in a file: `skill-be.yaml` + `checks.coverage`. Immutable."""
+    """A place in a file: `skill-be.yaml` + `checks.coverage`. Immutable.
 
-    __slots__ = ("file", "path")
+    With `places` (the file's key positions), an error also names the line and column of the key
+    path `loc`: `skill-be.yaml:7:3: checks.coverage: ...`.
+    """
 
-    def __init__(self, file: str, path: str = "") -> None:
+    __slots__ = ("file", "loc", "path", "places")
+
+    def __init__(
+        self, file: str, path: str = "", loc: tuple[str | int, ...] = (), places: Places | None = None
+    ) -> None:
         self.file = file
         self.path = path
+        self.loc = loc
+        self.places = places
 
     def __repr__(self) -> str:
         return f"Where({self.file!r}, {self.path!r})"
@@ -26,13 +38,15 @@ class Where:
         return hash((self.file, self.path))
 
     def key(self, name: str) -> Where:
-        return Where(self.file, f"{self.path}.{name}" if self.path else name)
+        return Where(self.file, f"{self.path}.{name}" if self.path else name, (*self.loc, name), self.places)
 
     def index(self, i: int, label: str = "") -> Where:
-        return Where(self.file, f"{self.path}[{i}]{label}")
+        return Where(self.file, f"{self.path}[{i}]{label}", (*self.loc, i), self.places)
 
     def error(self, what: str) -> ConfigError:
-        return ConfigError(f"{self.file}: {self.path}: {what}" if self.path else f"{self.file}: {what}")
+        place = self.places.find(self.loc) if self.places is not None else None
+        file = f"{self.file}:{place[0]}:{place[1]}" if place else self.file
+        return ConfigError(f"{file}: {self.path}: {what}" if self.path else f"{file}: {what}")
 
 
 def type_name(value: object) -> str:

@@ -41,31 +41,34 @@ class _StrictLoader(_Base):  # type: ignore[misc]
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _StrictLoader.construct_mapping)
 
 
-def load_yaml(text: str, name: str, *, first_line: int = 1) -> object:
-    """Parse YAML text; a syntax error becomes `name: line L, column C: invalid YAML (...); fix ...`."""
+def load_yaml(text: str, name: str, *, first_line: int = 1, part: str = "") -> object:
+    """Parse YAML text; a syntax error becomes `name:L:C: invalid YAML (...); fix ...` (`part` names the
+    piece of the file, such as a SKILL.md's front matter, that starts at `first_line`)."""
+    after = f" {part}:" if part else ""
     try:
         return yaml.load(text, Loader=_StrictLoader)
     except _Duplicate as e:
-        line = e.problem_mark.line + first_line if e.problem_mark else 0
+        mark = e.problem_mark
+        at = f":{mark.line + first_line}:{mark.column + 1}" if mark else ""
         raise ConfigError(
-            f'{name}: line {line}: key "{e.key}" is written twice in one mapping (first at line '
+            f'{name}{at}:{after} key "{e.key}" is written twice in one mapping (first at line '
             f"{e.first_line + first_line}); keep one of them"
         ) from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
-        where = f"line {mark.line + first_line}, column {mark.column + 1}: " if mark else ""
-        raise ConfigError(f"{name}: {where}{_explain(e, text)}") from None
+        at = f":{mark.line + first_line}:{mark.column + 1}" if mark else ""
+        raise ConfigError(f"{name}{at}:{after} {_explain(e, text)}") from None
     except yaml.reader.ReaderError as e:  # a character YAML does not allow, found before parsing
         before = text[: e.position]
         line = before.count("\n") + first_line
         column = e.position - (before.rfind("\n") + 1) + 1
         raise ConfigError(
-            f"{name}: line {line}, column {column}: invalid YAML (the control character U+{e.character:04X} is "
+            f"{name}:{line}:{column}:{after} invalid YAML (the control character U+{e.character:04X} is "
             "not allowed); remove it"
         ) from None
     except yaml.YAMLError as e:
         one_line = " ".join(str(e).split())
-        raise ConfigError(f"{name}: invalid YAML ({one_line}); fix the syntax") from None
+        raise ConfigError(f"{name}:{after} invalid YAML ({one_line}); fix the syntax") from None
 
 
 def _explain(e: yaml.MarkedYAMLError, text: str) -> str:

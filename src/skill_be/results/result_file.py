@@ -5,16 +5,40 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from skill_be import __version__
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
-from skill_be.project import where as v
 from skill_be.project.files import read_text
 from skill_be.project.jsonfile import load_json
-from skill_be.project.where import Where
 from skill_be.results.atomic import write_atomic
+
+if TYPE_CHECKING:
+    from skill_be.engine.runner import SkillRun
+
+
+class Score(NamedTuple):
+    """One line's pass counts on one model, per arm: the result file's `scores` entries."""
+
+    model: str
+    scenario: str
+    line: str  # the criterion, or "[test] <name>"
+    kind: str  # criterion | test
+    critical: bool
+    baseline: tuple[int, int]  # passed, total
+    with_skill: tuple[int, int]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "model": self.model,
+            "scenario": self.scenario,
+            "line": self.line,
+            "kind": self.kind,
+            "critical": self.critical,
+            "baseline": {"passed": self.baseline[0], "total": self.baseline[1]},
+            "withSkill": {"passed": self.with_skill[0], "total": self.with_skill[1]},
+        }
 
 
 class ResultEntry(NamedTuple):
@@ -24,9 +48,10 @@ class ResultEntry(NamedTuple):
     reasons: tuple[str, ...]
     models: tuple[str, ...]
     grader: str
+    scores: tuple[Score, ...] | None = None  # None: not recorded (the Node tool's files); verify ignores it
 
     def to_json(self) -> dict[str, object]:
-        return {
+        doc: dict[str, object] = {
             "date": self.date,
             "fingerprint": self.fingerprint,
             "ready": self.ready,
@@ -34,6 +59,9 @@ class ResultEntry(NamedTuple):
             "models": list(self.models),
             "grader": self.grader,
         }
+        if self.scores is not None:
+            doc["scores"] = [s.to_json() for s in self.scores]
+        return doc
 
 
 class ResultFile(NamedTuple):
@@ -42,7 +70,6 @@ class ResultFile(NamedTuple):
 
 
 _FIX = 'restore it from git, or run "skill-be run" to write it again'
-ENTRY_KEYS = ("date", "fingerprint", "ready", "reasons", "models", "grader")
 
 
 def read_result_file(path: Path) -> ResultFile | None:
@@ -50,35 +77,61 @@ def read_result_file(path: Path) -> ResultFile | None:
     if not path.exists():
         return None
     name = shown(path)
-    data = load_json(read_text(path, what="result file"), name, _FIX)
+    text = read_text(path, what="result file")
+    data = load_json(text, name, _FIX)
+    # Imported here: pydantic costs start-up time, and only a command that reads the file needs it.
+    from skill_be.project.places import Places
+    from skill_be.project.validation import validate
+    from skill_be.results.models import ResultFileModel
+
     try:
-        return _parse(data, Where(name))
+        m = validate(ResultFileModel, data, name, Places(text, "json"))
     except ConfigError as e:
         raise ConfigError(f"{e}; {_FIX}") from None
+    return ResultFile(
+        version=m.skill_be_version,
+        skills={
+            k: ResultEntry(
+                date=e.date,
+                fingerprint=e.fingerprint,
+                ready=e.ready,
+                reasons=tuple(e.reasons),
+                models=tuple(e.models),
+                grader=e.grader,
+                scores=None
+                if e.scores is None
+                else tuple(
+                    Score(
+                        s.model,
+                        s.scenario,
+                        s.line,
+                        s.kind,
+                        s.critical,
+                        (s.baseline.passed, s.baseline.total),
+                        (s.with_skill.passed, s.with_skill.total),
+                    )
+                    for s in e.scores
+                ),
+            )
+            for k, e in m.skills.items()
+        },
+    )
 
 
-def _parse(data: object, top: Where) -> ResultFile:
-    m = v.mapping(data, top)
-    for key in ("skillBeVersion", "skills"):
-        if key not in m:
-            raise top.error(f'missing required key "{key}"')
-    version = v.string(m["skillBeVersion"], top.key("skillBeVersion"))
-    skills = v.mapping(m["skills"], top.key("skills"))
-    return ResultFile(version=version, skills={k: _entry(e, top.key("skills").key(k)) for k, e in skills.items()})
-
-
-def _entry(value: object, where: Where) -> ResultEntry:
-    m = v.mapping(value, where)
-    for key in ENTRY_KEYS:
-        if key not in m:
-            raise where.error(f'missing required key "{key}"')
-    return ResultEntry(
-        date=v.string(m["date"], where.key("date")),
-        fingerprint=v.string(m["fingerprint"], where.key("fingerprint")),
-        ready=v.boolean(m["ready"], where.key("ready")),
-        reasons=v.string_list(m["reasons"], where.key("reasons")),
-        models=v.string_list(m["models"], where.key("models")),
-        grader=v.string(m["grader"], where.key("grader"), empty=True),
+def scores_of(run: SkillRun) -> tuple[Score, ...]:
+    """The result file's `scores` of one skill's run: every line's pass counts, model by model."""
+    critical = {sl.scenario.id: sl.scenario.critical for sl in run.lines}
+    return tuple(
+        Score(
+            model=x.model,
+            scenario=x.scenario,
+            line=x.line,
+            kind=x.kind,
+            critical=critical.get(x.scenario, False),
+            baseline=(x.baseline_passed, x.baseline_total),
+            with_skill=(x.with_skill_passed, x.with_skill_total),
+        )
+        for x in run.scores
     )
 
 

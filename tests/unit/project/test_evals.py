@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.unit.project.placed import unplaced
 
 from skill_be.errors import ConfigError
 from skill_be.project.evals import load_eval
@@ -22,7 +23,7 @@ def error_of(tmp_path: Path, data: object, monkeypatch: pytest.MonkeyPatch) -> s
     with pytest.raises(ConfigError) as e:
         load_eval(write(tmp_path, data))
     assert "\n" not in str(e.value)
-    return str(e.value)
+    return unplaced(str(e.value))
 
 
 def scenario(**fields: object) -> dict[str, object]:
@@ -82,7 +83,7 @@ def test_valid_ids(tmp_path: Path, sid: str) -> None:
     [
         (
             "{",
-            "money.json: line 1, column 2: invalid JSON (Expecting property name enclosed in double quotes); fix the syntax there",
+            "money.json: invalid JSON (Expecting property name enclosed in double quotes); fix the syntax there",
         ),
         ("[]", "money.json: must be a mapping of keys to values, not a list"),
         ({}, 'money.json: missing required key "scenarios" (a non-empty list of scenarios)'),
@@ -197,4 +198,4 @@ def test_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path.write_bytes(b'{"scenarios": [\n{"id": "\xff"}]}')
     with pytest.raises(ConfigError) as e:
         load_eval(path)
-    assert str(e.value) == "money.json: line 2: not valid UTF-8 (byte 0xff); save the file as UTF-8"
+    assert str(e.value) == "money.json:2: not valid UTF-8 (byte 0xff); save the file as UTF-8"

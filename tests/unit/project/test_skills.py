@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.unit.project.placed import unplaced
 
 from skill_be.errors import ConfigError
 from skill_be.project.skills import code_blocks, inline_code, parse_skill_md, read_skill_md
@@ -18,7 +19,7 @@ def error_of(text: str) -> str:
     with pytest.raises(ConfigError) as e:
         parse(text)
     assert "\n" not in str(e.value)
-    return str(e.value)
+    return unplaced(str(e.value))
 
 
 def test_front_matter_fields() -> None:
@@ -51,7 +52,7 @@ def test_a_dashes_line_later_is_not_front_matter() -> None:
     [
         (
             "---\nname: x\n",
-            'skills/money/SKILL.md: line 1: the front matter opened with "---" is never closed; add a "---" line after it',
+            'skills/money/SKILL.md: the front matter opened with "---" is never closed; add a "---" line after it',
         ),
         (
             "---\n- a\n- b\n---\n",
@@ -71,11 +72,11 @@ def test_a_dashes_line_later_is_not_front_matter() -> None:
         ),
         (
             "---\nname: x\ndescription: a: b\n---\n",
-            "skills/money/SKILL.md: front matter: line 3, column 15: invalid YAML (mapping values are not allowed in this context); fix the syntax there",
+            "skills/money/SKILL.md: front matter: invalid YAML (mapping values are not allowed in this context); fix the syntax there",
         ),
         (
             "---\nname: a\nname: b\n---\n",
-            'skills/money/SKILL.md: front matter: line 3: key "name" is written twice in one mapping (first at line 2); keep one of them',
+            'skills/money/SKILL.md: front matter: key "name" is written twice in one mapping (first at line 2); keep one of them',
         ),
     ],
 )
@@ -174,4 +175,4 @@ def test_read_skill_md_uses_the_folder_and_bom(tmp_path: Path, monkeypatch: pyte
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError) as e:
         read_skill_md(folder / "SKILL.md")
-    assert str(e.value) == "skills/cash/SKILL.md: line 1: not valid UTF-8 (byte 0xe9); save the file as UTF-8"
+    assert str(e.value) == "skills/cash/SKILL.md:1: not valid UTF-8 (byte 0xe9); save the file as UTF-8"

@@ -1,0 +1,210 @@
+"""The building blocks of the file models: a strict mapping base and the leaf value types.
+
+Every check raises `fail(...)` with the final words the user reads; `project/validation.py` adds the
+file, the line and column, and the key path. pydantic is imported here, so only modules that
+validate a file import this one.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal, NoReturn
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from skill_be.project.where import did_you_mean, type_name
+
+ERROR_TYPE = "skill_be"
+
+
+def fail(message: str, *, at: tuple[str | int, ...] = (), key: str | None = None) -> NoReturn:
+    """Stop validation with `message`; `at` continues the location below the value being checked,
+    `key` points the place at that key of the mapping rather than at the mapping."""
+    raise PydanticCustomError(ERROR_TYPE, "{message}", {"message": message, "at": at, "key": key})
+
+
+class Strict(BaseModel):
+    """A mapping with known keys (camelCase aliases, as the files spell them).
+
+    The checks on the mapping itself (its type, unknown keys, missing and null keys) run before the
+    fields, so their words are ours: `unknown key "bloking" (did you mean "blocking"?)`.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, defer_build=True, validate_by_alias=True, validate_by_name=False
+    )
+
+    not_a_mapping: ClassVar[str] = "must be a mapping of keys to values"
+    # What a required key set to null means: "missing" (as if absent), "empty" (config: `is empty;
+    # set it to ...`), or "value" (validated as the value null: `must be a string, not null`).
+    null_is: ClassVar[str] = "missing"
+    missing_hint: ClassVar[str | None] = None  # the parenthesis after `missing required key "k"`; None: the description
+    list_keys: ClassVar[bool] = True  # an unknown key without a close match lists the keys
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shape(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            fail(f"{cls.not_a_mapping}, not {type_name(data)}")
+        for k in data:
+            if not isinstance(k, str):
+                fail(f"key {k!r} must be a string")
+        fields = {f.alias or name: f for name, f in cls.model_fields.items()}
+        if cls.model_config.get("extra") == "forbid":
+            for k in data:
+                if k not in fields:
+                    hint: str = did_you_mean(k, fields)
+                    if not hint and cls.list_keys:
+                        hint = f"; the keys here are: {', '.join(fields)}"
+                    fail(f'unknown key "{k}"{hint}', key=k)
+        for alias, f in fields.items():
+            if not f.is_required():
+                continue
+            value = data.get(alias)
+            if alias in data and value is None and cls.null_is == "empty":
+                fail(f"is empty; set it to {f.description}", at=(alias,))
+            if alias not in data or (value is None and cls.null_is == "missing"):
+                why = f.description if cls.missing_hint is None else cls.missing_hint
+                fail(f'missing required key "{alias}"' + (f" ({why})" if why else ""))
+        # An optional key set to null takes its default, as if it were absent.
+        return {k: v for k, v in data.items() if v is not None or k not in fields or fields[k].is_required()}
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        fail(f"must be a string, not {type_name(value)}")
+    if not value.strip():
+        fail("must not be empty")
+    return value
+
+
+def _any_text(value: object) -> str:
+    if not isinstance(value, str):
+        fail(f"must be a string, not {type_name(value)}")
+    return value
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        fail(f"must be true or false, not {type_name(value)}")
+    return value
+
+
+def _positive_int(maximum: int | None) -> Any:
+    def check(value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            shown = f"{value!r}" if isinstance(value, int | float) and not isinstance(value, bool) else type_name(value)
+            fail(f"must be a positive integer, not {shown}")
+        if maximum is not None and value > maximum:
+            fail(f"must be at most {maximum}, not {value}")
+        return value
+
+    return check
+
+
+def _positive_number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        fail(f"must be a positive number, not {value!r}")
+    return float(value)
+
+
+def _list(value: object) -> object:
+    if not isinstance(value, list):
+        fail(f"must be a list of strings, not {type_name(value)}")
+    return value
+
+
+def _non_empty_list(value: object) -> object:
+    if not isinstance(value, list):
+        fail(f"must be a list of strings, not {type_name(value)}")
+    if not value:
+        fail("must be a non-empty list of strings")
+    return value
+
+
+def _mapping(value: object) -> object:
+    if not isinstance(value, dict):
+        fail(f"must be a mapping of keys to values, not {type_name(value)}")
+    for k in value:
+        if not isinstance(k, str):
+            fail(f"key {k!r} must be a string")
+    return value
+
+
+Text = Annotated[str, Field(min_length=1), BeforeValidator(_text)]  # a string with something in it
+AnyText = Annotated[str, BeforeValidator(_any_text)]
+Flag = Annotated[bool, BeforeValidator(_flag)]
+PositiveNumber = Annotated[float, Field(gt=0), BeforeValidator(_positive_number)]
+TextList = Annotated[list[Text], BeforeValidator(_list)]
+NonEmptyTextList = Annotated[list[Text], Field(min_length=1), BeforeValidator(_non_empty_list)]
+TextMap = Annotated[dict[str, Text], BeforeValidator(_mapping)]
+
+
+def PositiveInt(maximum: int | None = None) -> Any:
+    return Annotated[int, Field(gt=0, le=maximum), BeforeValidator(_positive_int(maximum))]
+
+
+def choice(words: tuple[str, ...], what: str, fix: str | None = None) -> Any:
+    """One of `words`: `unknown <what> "x" (did you mean "y"?); use a or b`."""
+
+    def check(value: object) -> str:
+        text = _text(value)
+        if text not in words:
+            use = fix or "use " + (", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0])
+            fail(f'unknown {what} "{text}"{did_you_mean(text, words)}; {use}')
+        return text
+
+    return Annotated[Literal[words], BeforeValidator(check)]
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        fail(f"must be a number, not {type_name(value)}")
+    return float(value)
+
+
+def _count(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        shown = f"{value!r}" if isinstance(value, int | float) and not isinstance(value, bool) else type_name(value)
+        fail(f"must be a whole number, 0 or more, not {shown}")
+    return value
+
+
+def _integer(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        shown = f"{value!r}" if isinstance(value, float) else type_name(value)
+        fail(f"must be a whole number, not {shown}")
+    return value
+
+
+def _list_of(what: str) -> Any:
+    def check(value: object) -> object:
+        if not isinstance(value, list):
+            fail(f"must be a list of {what}, not {type_name(value)}")
+        return value
+
+    return check
+
+
+Number = Annotated[float, BeforeValidator(_number)]
+Count = Annotated[int, Field(ge=0), BeforeValidator(_count)]
+Integer = Annotated[int, BeforeValidator(_integer)]
+AnyTextList = Annotated[list[AnyText], BeforeValidator(_list)]
+
+
+def ListOf(item: Any, what: str) -> Any:
+    """A list whose wrong type reads `must be a list of <what>, not a string`."""
+    return Annotated[list[item], BeforeValidator(_list_of(what))]
+
+
+def MapOf(item: Any) -> Any:
+    return Annotated[dict[str, item], BeforeValidator(_mapping)]
+
+
+class Record(Strict):
+    """A file skill-be writes itself (result file, summary.json): keys it does not know are ignored,
+    so a file from a newer skill-be, or from the Node tool, still reads; a key it needs is checked."""
+
+    model_config = ConfigDict(extra="ignore")
+    null_is = "value"
+    missing_hint = ""

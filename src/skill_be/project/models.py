@@ -1,0 +1,290 @@
+"""The one definition of `skill-be.yaml` and of an eval file: pydantic models with the files' own
+(camelCase) keys. `config.py` and `evals.py` turn a validated model into the records the rest of
+skill-be uses; `skill-be schema` publishes these models as JSON Schemas."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+
+from skill_be.project.fields import (
+    AnyText,
+    Flag,
+    MapOf,
+    NonEmptyTextList,
+    PositiveInt,
+    PositiveNumber,
+    Strict,
+    Text,
+    TextList,
+    TextMap,
+    choice,
+    fail,
+)
+from skill_be.project.rules import (
+    IDENTIFIER,
+    JS_RESERVED,
+    MAX_DESCRIPTION,
+    MAX_TIMEOUT,
+    PRESETS,
+    REQUIRED,
+    SANDBOXES,
+    valid_file_name,
+)
+from skill_be.project.where import type_name
+
+# --- skill-be.yaml ---------------------------------------------------------------------------------
+
+
+def _label(value: object) -> object:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)  # `id: 4` in YAML is a label, not a number
+    return value
+
+
+class AdapterEntryModel(Strict):
+    """A `model`, `grader` or `triage.model` entry: any key, since the settings belong to the adapter."""
+
+    model_config = ConfigDict(extra="allow")
+    not_a_mapping = (
+        "must be an entry with adapter and id (such as adapter: claude-cli and id: claude-sonnet-5-5 on their "
+        "own lines)"
+    )
+    missing_hint = "an entry needs adapter and id"
+
+    adapter: Text = Field(description="a built-in adapter (claude-cli, pi-cli, opencode-cli, command, ...) or a module")
+    id: Annotated[Text, BeforeValidator(_label, json_schema_input_type=str | int | float)] = Field(
+        description="the model id passed to the adapter (for command, a label)"
+    )
+
+
+def _non_empty_entries(value: object) -> object:
+    if value == []:
+        fail("must be an entry or a non-empty list of entries")
+    return value
+
+
+Models = Annotated[
+    Annotated[AdapterEntryModel, Tag("<entry>")]
+    | Annotated[list[AdapterEntryModel], Field(min_length=1), BeforeValidator(_non_empty_entries), Tag("<list>")],
+    Discriminator(lambda v: "<list>" if isinstance(v, list) else "<entry>"),
+]
+
+
+class GateModel(Strict):
+    regression_on_critical: Flag = Field(True, alias="regressionOnCritical")
+    block_on_zero: Flag = Field(True, alias="blockOnZero")
+    block_on_errors: Flag = Field(True, alias="blockOnErrors")
+    rule: choice(("strict", "evidence"), "value") = Field("strict")  # type: ignore[valid-type]
+    margin: PositiveNumber = Field(30.0, description="percentage points of harm that the evidence rule must rule out")
+    inconclusive: choice(("pass", "block"), "value") = Field("pass")  # type: ignore[valid-type]
+    top_up_reps: PositiveInt() = Field(20, alias="topUpReps")  # type: ignore[valid-type]
+
+    @field_validator("margin")
+    @classmethod
+    def _at_most_100(cls, value: float) -> float:
+        if value > 100:
+            fail(f"must be at most 100 percentage points, not {value:g}")
+        return value
+
+
+_PRESET = choice(PRESETS, "preset", "use typescript or python, or set command for another language")
+
+
+class TypecheckModel(Strict):
+    not_a_mapping = "must be false (off) or a mapping of settings"
+
+    preset: _PRESET | None = None  # type: ignore[valid-type]
+    library: Text | None = None
+    preludes: TextMap | None = None
+    blocking: Flag = True
+    command: Text | None = None
+    mypy: Flag = False
+
+    @model_validator(mode="after")
+    def _one_way(self) -> TypecheckModel:
+        if self.command and self.preset:
+            fail("set either preset or command, not both: command replaces the preset")
+        return self
+
+
+class CoverageModel(Strict):
+    not_a_mapping = "must be false (off) or a mapping of settings with entry or command"
+
+    preset: _PRESET | None = None  # type: ignore[valid-type]
+    entry: Text | None = None
+    ignore: TextList | None = None
+    blocking: Flag = False
+    command: Text | None = None
+
+    @model_validator(mode="after")
+    def _one_way(self) -> CoverageModel:
+        if self.command and self.preset:
+            fail("set either preset or command, not both: command replaces the preset")
+        if not self.command and not self.entry:
+            fail('missing required key "entry" (the library entry whose API must be covered), or set command')
+        return self
+
+
+Typecheck = Annotated[
+    Annotated[bool, Tag("<flag>")] | Annotated[TypecheckModel, Tag("<settings>")],
+    Discriminator(lambda v: "<flag>" if isinstance(v, bool) else "<settings>"),
+]
+Coverage = Annotated[
+    Annotated[Literal[False], Tag("<off>")] | Annotated[CoverageModel, Tag("<settings>")],
+    Discriminator(lambda v: "<off>" if v is False else "<settings>"),
+]
+
+
+class ChecksModel(Strict):
+    typecheck: Typecheck | None = Field(None, description="false turns it off; true or settings turn it on")
+    coverage: Coverage | None = Field(None, description="off unless set")
+
+
+class TriageModel(Strict):
+    model: AdapterEntryModel | None = None
+
+
+class CodeTestsModel(Strict):
+    packages: Text | None = None
+    packages_by_skill: TextMap | None = Field(None, alias="packagesBySkill")
+    test_timeout_seconds: PositiveInt(MAX_TIMEOUT) = Field(10, alias="testTimeoutSeconds")  # type: ignore[valid-type]
+    answer_timeout_seconds: PositiveInt(MAX_TIMEOUT) = Field(60, alias="answerTimeoutSeconds")  # type: ignore[valid-type]
+    allow: TextList | None = None
+    sandbox: choice(SANDBOXES, "sandbox") = "auto"  # type: ignore[valid-type]
+    image: Text | None = None
+    memory_mb: PositiveInt(1 << 20) = Field(512, alias="memoryMb")  # type: ignore[valid-type]
+    cpus: PositiveNumber = 1.0
+    pids: PositiveInt(1 << 16) = 128  # type: ignore[valid-type]
+
+
+def _template(value: str) -> str:
+    missing = [p for p in ("{{skill}}", "{{task}}") if p not in value]
+    if missing:
+        fail(f"must contain {' and '.join(missing)}, where the skill text and the task go")
+    return value
+
+
+class ConfigModel(Strict):
+    """skill-be.yaml."""
+
+    model_config = ConfigDict(title="skill-be.yaml")
+    null_is = "empty"
+
+    skills: Text = Field(description=REQUIRED["skills"])
+    evals: Text = Field(description=REQUIRED["evals"])
+    model: Models = Field(description=REQUIRED["model"])
+    grader: AdapterEntryModel = Field(description=REQUIRED["grader"])
+    reps: PositiveInt() = 3  # type: ignore[valid-type]
+    gradings: PositiveInt() = 3  # type: ignore[valid-type]
+    concurrency: PositiveInt() = 4  # type: ignore[valid-type]
+    timeout_seconds: PositiveInt(MAX_TIMEOUT) = Field(120, alias="timeoutSeconds")  # type: ignore[valid-type]
+    results: Text = ".skill-be/results"
+    result_file: Text = Field("skill-be.result.json", alias="resultFile")
+    with_skill_template: Annotated[Text, Field(description="must contain {{skill}} and {{task}}")] | None = Field(
+        None, alias="withSkillTemplate"
+    )
+    grader_prompt: Text | None = Field(None, alias="graderPrompt")
+    gate: GateModel | None = None
+    checks: ChecksModel | None = None
+    triage: TriageModel | None = None
+    tests: Text | None = None
+    code_tests: CodeTestsModel | None = Field(None, alias="codeTests")
+    cache: Flag = Field(False, description="the response cache; run --cache and --no-cache override it")
+    pricing: MapOf(Any) | None = Field(  # type: ignore[valid-type]
+        None, description="model id -> prices in US dollars per million tokens (checked by run)"
+    )
+
+    @field_validator("with_skill_template")
+    @classmethod
+    def _placeholders(cls, value: str | None) -> str | None:
+        return None if value is None else _template(value)
+
+
+# --- eval files ------------------------------------------------------------------------------------
+
+
+def _output(value: object) -> object:
+    if not isinstance(value, dict):
+        fail(f"must be a mapping of keys to values, not {type_name(value)}")
+    if not value:
+        fail('must name at least "result", the export the tests are written against')
+    for key, desc in value.items():
+        if not isinstance(key, str) or not IDENTIFIER.match(key) or key in JS_RESERVED:
+            fail(f'"{key}" is not a name a module can export; use a JavaScript identifier', key=str(key))
+        if not isinstance(desc, str):
+            fail(f"must be a string, not {type_name(desc)}", at=(key,))
+        if not desc.strip():
+            fail("must not be empty", at=(key,))
+        if len(desc) > MAX_DESCRIPTION:
+            fail(
+                f"is {len(desc)} characters; keep a description at most {MAX_DESCRIPTION} (it shapes the answer, "
+                "it does not teach it)",
+                at=(key,),
+            )
+    if "result" not in value:
+        fail('missing required key "result" (the export the tests are written against)')
+    return value
+
+
+def _file_name(value: str) -> str:
+    if not valid_file_name(value):
+        fail(
+            f'"{value}" is not a valid file name (it names the scenario\'s output folder and test file); '
+            "use letters, digits, '-', '_' and '.'"
+        )
+    return value
+
+
+Output = Annotated[dict[str, Annotated[str, Field(max_length=MAX_DESCRIPTION)]], BeforeValidator(_output)]
+
+
+class ScenarioModel(Strict):
+    id: Text = Field(description="a unique name for the scenario")
+    prompt: Text = Field(description="the task given to the model")
+    critical: Flag = False
+    output: Output | None = Field(None, description="the exports the code tests are written against; needs result")
+    criteria: NonEmptyTextList | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _id_names_a_file(cls, value: str) -> str:
+        return _file_name(value)
+
+    @model_validator(mode="after")
+    def _graded(self) -> ScenarioModel:
+        if self.criteria is None and self.output is None:
+            fail('needs "criteria" (a non-empty list of strings), an "output", or both')
+        return self
+
+
+def _scenarios(value: object) -> object:
+    if not isinstance(value, list) or not value:
+        fail(f"must be a non-empty list of scenarios, not {'an empty list' if value == [] else type_name(value)}")
+    return value
+
+
+class EvalFileModel(Strict):
+    """<evals>/<skill>.json: the scenarios of one skill."""
+
+    model_config = ConfigDict(title="skill-be eval file")
+
+    schema_: AnyText | None = Field(None, alias="$schema", description="a JSON Schema for editors; ignored")
+    skill: Any = None
+    scenarios: Annotated[list[ScenarioModel], Field(min_length=1), BeforeValidator(_scenarios)] = Field(
+        description="a non-empty list of scenarios"
+    )
+
+    @field_validator("scenarios")
+    @classmethod
+    def _unique(cls, value: list[ScenarioModel]) -> list[ScenarioModel]:
+        seen: dict[str, int] = {}
+        for i, s in enumerate(value):
+            if s.id in seen:
+                fail(
+                    f'"{s.id}" is used twice (also scenarios[{seen[s.id]}]); each scenario needs its own id',
+                    at=(i, "id"),
+                )
+            seen[s.id] = i
+        return value

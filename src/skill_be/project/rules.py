@@ -1,0 +1,85 @@
+"""The rules of the user's files that more than the models need: limits, word lists, file-name
+safety. Plain Python, so that modules which only read a config's records stay free of pydantic."""
+
+from __future__ import annotations
+
+import re
+
+MAX_TIMEOUT = 2147483  # seconds: the longest a Node timer holds, kept for compatibility
+
+REQUIRED = {
+    "skills": "the folder with one folder per skill, each holding a SKILL.md",
+    "evals": "the folder with one <skill>.json eval file per skill",
+    "model": "the model under test: an entry with adapter and id, or a list of them",
+    "grader": "the judge: an entry with adapter and id",
+}
+PRESETS = ("typescript", "python")
+SANDBOXES = ("auto", "docker", "process", "bwrap")
+
+MAX_DESCRIPTION = 200
+IDENTIFIER = re.compile(r"^[^\W\d]\w*$|^[$_A-Za-z][$\w]*$")
+JS_RESERVED = frozenset(
+    [
+        "break",
+        "case",
+        "catch",
+        "class",
+        "const",
+        "continue",
+        "debugger",
+        "default",
+        "delete",
+        "do",
+        "else",
+        "enum",
+        "export",
+        "extends",
+        "false",
+        "finally",
+        "for",
+        "function",
+        "if",
+        "import",
+        "in",
+        "instanceof",
+        "new",
+        "null",
+        "return",
+        "super",
+        "switch",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "typeof",
+        "var",
+        "void",
+        "while",
+        "with",
+        "yield",
+        "let",
+        "static",
+        "implements",
+        "interface",
+        "package",
+        "private",
+        "protected",
+        "public",
+        "await",
+    ]
+)
+_BAD_FILE_CHARS = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
+# Names Windows keeps for devices, with or without an extension: a run folder cannot be called CON.
+_WINDOWS_DEVICES = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
+
+
+def valid_file_name(sid: str) -> bool:
+    """Whether a scenario id can name its output folder and test file on every system."""
+    return not (
+        sid in (".", "..")
+        or _BAD_FILE_CHARS.search(sid) is not None
+        or sid != sid.strip()
+        or sid.endswith(".")
+        or _WINDOWS_DEVICES.match(sid) is not None
+        or len(sid) > 200
+    )
