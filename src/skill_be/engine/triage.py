@@ -7,11 +7,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from skill_be.engine.gate import TEST_PREFIX
 from skill_be.engine.prompts import DEFAULT_GRADER_RULES, WITH_SKILL, grader_prompt, model_prompt
 from skill_be.engine.runner import CallTag, Engine, Model
 from skill_be.engine.verdicts import Unparseable, parse_verdicts, reasoning
 from skill_be.project.loader import Project
-from skill_be.reports.strings import TEST_PREFIX
 
 CATEGORIES = ("skill gap", "eval too strict", "grader error", "model choice")
 TEST_CATEGORIES = ("skill gap", "eval too strict", "test error", "model choice")

@@ -58,14 +58,17 @@ open("pids.log", "a").write(f"{{child.pid}}\\n")
 time.sleep(600)
 """
     root = project(tmp_path, model=model, config={"timeoutSeconds": 1, "reps": 1})
-    started = time.monotonic()
+    # No timing asserted here (bench/ measures speed): the calls end by the timeout, not by
+    # sleeping out their 600 s, or run() gives up at its own limit and the test fails.
     r = run(root, "run")
-    assert time.monotonic() - started < 30
     assert r.code == 1
     assert "the generation failed (timed out after 1 s)" in r.stdout
     pids = [int(p) for p in (root / "pids.log").read_text().split()]
     assert len(pids) == 2
-    time.sleep(0.2)
+    for _ in range(50):  # a killed process may take a moment to be reaped
+        if not any(alive(p) for p in pids):
+            break
+        time.sleep(0.1)
     assert not any(alive(p) for p in pids)
 
 

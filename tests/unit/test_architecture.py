@@ -1,0 +1,272 @@
+"""The import graph of src/skill_be against the layers in ARCHITECTURE.md: no module imports from a
+layer above its own, no two packages import each other (directly or round a loop), and no two
+modules do. Every import counts: at the top, inside a function (a lazy import is still a
+dependency), and a module named in a string (the name -> module tables that importlib loads)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+ROOT = "skill_be"
+
+# Bottom to top. A module may import from its own layer's package and from any layer below; a
+# package in the same layer only where SIDEWAYS says so. Keep this in step with ARCHITECTURE.md.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("skill_be", "errors", "paths", "proc"),  # low-level helpers; `skill_be` is __version__
+    ("project",),
+    ("adapters", "checks", "codetests"),
+    ("engine",),
+    ("results",),
+    ("reports",),
+    ("commands", "github", "cli", "__main__"),
+)
+SIDEWAYS: Mapping[tuple[str, str], str] = {
+    ("codetests", "checks"): "code tests use the checks' TypeScript finder and coverage names",
+    ("cli", "commands"): "the command table names each command's module",
+    ("__main__", "cli"): "python -m skill_be",
+}
+_MODULE_NAME = re.compile(r"^skill_be(\.[a-z_][a-z0-9_]*)+$")
+
+
+def module_name(path: Path, src: Path = SRC) -> str:
+    parts = path.relative_to(src).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def all_modules(src: Path = SRC) -> dict[str, Path]:
+    return {module_name(p, src): p for p in sorted((src / ROOT).rglob("*.py"))}
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _typing_only(tree: ast.Module) -> set[int]:
+    """The nodes under `if TYPE_CHECKING:`, which never run."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            out.update(id(n) for child in node.body for n in ast.walk(child))
+    return out
+
+
+def imports(name: str, path: Path, known: Mapping[str, Path], *, typing: bool = True) -> Iterator[str]:
+    """Every skill_be module `name` imports, wherever the import is, resolved to a known module;
+    with typing=False, less the imports under `if TYPE_CHECKING:`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    skip = _docstrings(tree) | (set() if typing else _typing_only(tree))
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            # `from pkg import sub` imports the module pkg.sub when there is one
+            targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in known else module for a in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _MODULE_NAME.match(node.value):
+            targets = [node.value]
+        for t in targets:
+            while t and t not in known:
+                t = t.rpartition(".")[0]
+            if t and t != name:
+                yield t
+
+
+def graph(src: Path = SRC, *, typing: bool = True) -> dict[str, set[str]]:
+    known = all_modules(src)
+    return {name: set(imports(name, path, known, typing=typing)) for name, path in known.items()}
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def layer_of(package: str) -> int:
+    for i, layer in enumerate(LAYERS):
+        if package in layer:
+            return i
+    raise AssertionError(f"package {package!r} has no layer: add it to LAYERS here and in ARCHITECTURE.md")
+
+
+def upward_imports(g: Mapping[str, set[str]]) -> list[str]:
+    bad = []
+    for module, targets in sorted(g.items()):
+        a = package_of(module)
+        for t in sorted(targets):
+            b = package_of(t)
+            if a == b or (a, b) in SIDEWAYS:
+                continue
+            if layer_of(b) >= layer_of(a):
+                bad.append(f"{module} imports {t} ({b} is not below {a})")
+    return bad
+
+
+def cycles(edges: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def package_edges(g: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for module, targets in g.items():
+        a = package_of(module)
+        out.setdefault(a, set()).update(b for t in targets if (b := package_of(t)) != a)
+    return out
+
+
+def module_edges(g: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    """Module edges, less those from a package's __init__ into its own parts: the package's front door
+    dispatching to its parts (a name table, a lazy import) while the parts import its shared types."""
+    return {m: {t for t in targets if not t.startswith(m + ".")} for m, targets in g.items()}
+
+
+def test_the_graph_sees_top_level_lazy_relative_and_string_imports(tmp_path: Path) -> None:
+    pkg = tmp_path / "skill_be"
+    for rel, text in {
+        "__init__.py": "",
+        "errors.py": "",
+        "engine/__init__.py": "",
+        "engine/runner.py": "def f():\n    from skill_be.reports import strings\n",
+        "engine/table.py": '"""skill_be.results.atomic in a docstring is not an import."""\nT = {"a": "skill_be.results.atomic"}\n',
+        "engine/rel.py": "from .runner import f\nfrom . import table\n",
+        "engine/typed.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from skill_be.results import atomic\n",
+        "reports/__init__.py": "",
+        "reports/strings.py": "import skill_be.errors\n",
+        "results/__init__.py": "",
+        "results/atomic.py": "",
+    }.items():
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / rel).write_text(text)
+    g = graph(tmp_path)
+    assert g["skill_be.engine.runner"] == {"skill_be.reports.strings"}  # lazy, inside a function
+    assert g["skill_be.engine.table"] == {"skill_be.results.atomic"}  # a name table's string
+    assert g["skill_be.engine.rel"] == {"skill_be.engine.runner", "skill_be.engine.table"}
+    assert g["skill_be.reports.strings"] == {"skill_be.errors"}
+    assert g["skill_be.engine.typed"] == {"skill_be.results.atomic"}
+    assert graph(tmp_path, typing=False)["skill_be.engine.typed"] == set()
+    assert upward_imports(g) == [
+        "skill_be.engine.runner imports skill_be.reports.strings (reports is not below engine)",
+        "skill_be.engine.table imports skill_be.results.atomic (results is not below engine)",
+        "skill_be.engine.typed imports skill_be.results.atomic (results is not below engine)",
+    ]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_every_package_has_a_layer() -> None:
+    for module in graph():
+        layer_of(package_of(module))
+
+
+def test_no_module_imports_from_a_layer_above_its_own() -> None:
+    assert upward_imports(graph()) == []
+
+
+def test_no_import_cycle_between_packages() -> None:
+    assert cycles(package_edges(graph())) == []
+
+
+# Loops that exist today and are being taken apart; each entry says by whom. The list only shrinks:
+# a loop not listed fails, and so does an entry whose loop is gone (delete it then).
+KNOWN_MODULE_CYCLES: Mapping[tuple[str, ...], str] = {
+    ("skill_be.codetests.compiler", "skill_be.codetests.harness"): "issue 11 (harness's lazy import of CompileError)",
+}
+
+
+def test_no_import_cycle_between_modules() -> None:
+    # Type-only imports are left out here: they never run, and a type named both ways is harmless.
+    found = {tuple(c) for c in cycles(module_edges(graph(typing=False)))}
+    assert found - set(KNOWN_MODULE_CYCLES) == set(), "a new import loop between modules"
+    assert set(KNOWN_MODULE_CYCLES) - found == set(), "a known loop is gone: delete its KNOWN_MODULE_CYCLES entry"
+
+
+@pytest.mark.parametrize("package", ["checks", "adapters"])
+def test_checks_and_adapters_do_not_import_each_other(package: str) -> None:
+    other = {"checks": "adapters", "adapters": "checks"}[package]
+    g = graph()
+    assert [
+        m for m, targets in g.items() if package_of(m) == package and any(package_of(t) == other for t in targets)
+    ] == []
+
+
+_IMPORTED = """
+import contextlib, io, sys
+from skill_be.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        pass
+print(" ".join(sorted({m.split(".")[0] for m in sys.modules})))
+"""
+HEAVY = {"httpx", "jinja2", "docker", "asyncio"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["run", "--help"], ["verify"], ["verify", "--config", "skill-be.demo.yaml"]],
+    ids=["help", "run-help", "verify-with-checks", "verify-demo"],
+)
+def test_help_and_verify_import_nothing_heavy(argv: list[str]) -> None:
+    """Start-up: --help and verify load no HTTP client, template engine, Docker SDK or asyncio."""
+    import subprocess
+    import sys
+
+    example = SRC.parent / "examples" / "durations"
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTED, *argv], cwd=example, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.split())
+    assert "skill_be" in loaded
+    assert loaded & HEAVY == set()
