@@ -117,6 +117,18 @@ def _project(config: Path) -> Any:
         return None
 
 
+def _verify_checks(project: Any) -> Any:
+    """verify prints its checks without places: run them again here for their problems' files and
+    lines (cheap when they are off; the typecheck's cost again when on)."""
+    try:
+        from skill_be.checks import run_checks
+        from skill_be.reports.summary import checks_summary
+
+        return checks_summary(run_checks(project, lambda _line: None))
+    except Exception:  # verify itself already reported what stops the checks
+        return None
+
+
 def build_view(
     inputs: Inputs, ctx: Context, cwd: Path, config: Path, done: Finished, checks_doc: Any
 ) -> tuple[GateView, Path | None]:
@@ -142,6 +154,7 @@ def build_view(
                 reps = doc.get("reps") if isinstance(doc.get("reps"), int) else None
                 tokens = gather.tokens_of(doc)
     elif inputs.command == "verify" and project is not None:
+        checks_raw = _verify_checks(project)
         doc = gather.load_json_file(project.config.result_file)
         names = [s.name for s in project.skills]
         changed: dict[str, bool] = {}
@@ -244,10 +257,6 @@ def main(
     else:
         done = run_command([*base, inputs.command, *inputs.args], cwd, kid, redactor)
         checks_doc = None
-        if inputs.command == "verify" and done.code in (0, 1) and (inputs.annotations or inputs.check_run):
-            # verify prints its checks; their problems with files and lines come from `check --json`.
-            extra = run_command([*base, "check", "--json", *inputs.args], cwd, kid, redactor, echo=False)
-            checks_doc = _json(extra.stdout)
     view, run_dir = build_view(inputs, ctx, cwd, config, done, checks_doc)
     full = redactor(render(view))
     report = (run_dir / "report.md") if run_dir else cwd / ".skill-be" / f"action-{inputs.command}-report.md"
