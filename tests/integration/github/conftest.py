@@ -4,18 +4,18 @@ event payloads from @octokit/webhooks-examples, and the runner's variables."""
 from __future__ import annotations
 
 import copy
-import os
 import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+from tests.support.fake_github import FakeGitHub, webhook_examples
 
 from skill_be.github import action
 from skill_be.project.loader import load_project
-from tests.support.fake_github import FakeGitHub, webhook_examples
 
 ROOT = Path(__file__).resolve().parents[3]
 TOKEN = "ghs_CANARYtoken0123456789abcdefghijkl"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from skill_be.reports.pr_comment import marker
 from tests.integration.github.conftest import SCORES, pull_request_event, run_action, runner_env, write_result_file
 from tests.support.fake_github import FakeGitHub
+
+from skill_be.reports.pr_comment import marker
 
 HEAD_SHA = pull_request_event()["pull_request"]["head"]["sha"]
 PR = pull_request_event()["number"]
