@@ -179,3 +179,10 @@ def test_bootstrap_size_of_the_target_runs() -> None:
     iv = stats.bootstrap_effect(units, seed=11)
     print(f"bootstrap: {time.perf_counter() - started:.3f} s")
     assert -0.3 < iv.low < iv.estimate < iv.high < 0.3
+
+
+def test_pooled_delta_of_one_line_is_the_lines_newcombe_interval() -> None:
+    base = ArmSample.of([[False], [True], [False], [False], [True]])
+    skill = ArmSample.of([[True]] * 5)
+    got, want = stats.pooled_delta(base, skill), stats.newcombe(2, 5, 5, 5)
+    assert (got.estimate, got.low, got.high) == pytest.approx((want.estimate, want.low, want.high))
