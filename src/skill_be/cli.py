@@ -55,6 +55,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="call every model, store nothing (wins over --cache)")
     p.add_argument("--junit", metavar="<file>", help="also write JUnit XML there: a test suite per skill")
     p.add_argument("--dry-run", action="store_true", help="check, then print the calls, tokens and cost; call nothing")
+    p.add_argument("--shard", metavar="<k/n>", help="run the k-th of n parts of the work; skill-be merge joins them")
 
 
 def _check_options(p: argparse.ArgumentParser) -> None:
@@ -73,6 +74,11 @@ def _regrade_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", metavar="<dir>", help="the run folder whose answers to grade (default: the latest)")
     p.add_argument("--junit", metavar="<file>", help="also write JUnit XML there: a test suite per skill")
     p.add_argument("--keep-deps", action="store_true", help="keep the installed test packages in .skill-be/deps")
+
+
+def _merge_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dirs", nargs="*", metavar="dir", help="the run folder of every shard (run --shard k/n)")
+    p.add_argument("--junit", metavar="<file>", help="also write JUnit XML there: a test suite per skill")
 
 
 def _cache_options(p: argparse.ArgumentParser) -> None:
@@ -130,6 +136,14 @@ COMMANDS: tuple[Command, ...] = (
         "grader and code tests, without generating anything; writes a new run folder.",
         _regrade_options,
         "skill_be.commands.regrade",
+    ),
+    Command(
+        "merge",
+        "merge <dir>...",
+        "Joins the partial runs of run --shard k/n into one run folder: reports, summary.json,\n"
+        "the result file and the gate, as one unsharded run would have written them.",
+        _merge_options,
+        "skill_be.commands.merge",
     ),
     Command(
         "cache",

@@ -41,6 +41,7 @@ class Options:
     junit: str | None = None  # --junit FILE
     dry_run: bool = False
     top_up: bool = False  # --top-up: engine/topup.py
+    shard: str | None = None  # --shard K/N: results/shards.py
 
 
 def main(
@@ -55,8 +56,9 @@ def main(
     junit: str | None = None,
     dry_run: bool = False,
     top_up: bool = False,
+    shard: str | None = None,
 ) -> int:
-    options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up)
+    options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard)
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
@@ -71,8 +73,8 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     junit = junit_path(options.junit)
     cache_on = (config.cache or options.cache) and not options.no_cache
     if options.dry_run:
-        return await dry_run(project, settings, cache_on)
-    scale = RunScale(project, cache_on)  # commands/scale.py: the response cache, prices, cost lines
+        return await dry_run(project, settings, cache_on, options.shard)
+    scale = RunScale(project, cache_on, options.shard, settings)  # commands/scale.py: cache, prices, shard
     started = datetime.now().astimezone()
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
     async with assemble(project, grader=graded, keep_deps=options.keep_deps) as parts:
@@ -80,8 +82,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         run_dir = RunDir(config.results, started, parts.redactor)
         run_dir.create()
         meta = {**run_meta(project, parts, settings, concurrency, started), **scale.meta()}
-        files = RunFiles(project, run_dir, header, meta, previous, options.html)
-        files.extras = scale.skill_extras
+        files = scale.run_files(run_dir, header, meta, previous, options.html)
         progress = Progress()
         engine = parts.engine(settings, concurrency, RunListener(files, progress, settings.reps))
         scale.attach(engine)
@@ -93,7 +94,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     files.meta.update(scale.meta())
     summary = files.summary(outcomes)
     written = written_with(files.written(summary), write_junit(junit, files.summaries) if junit else None)
-    return closing(project, files.results, outcomes, written)
+    return scale.finish(closing(project, files.results, outcomes, written))
 
 
 def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:

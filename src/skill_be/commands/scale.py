@@ -1,18 +1,19 @@
 """What `run` adds for cost and scale (issue 14): `--dry-run` (everything a run checks before its
 first model call, then the plan it would carry out: calls per skill and in total, how many the cache
 holds, estimated tokens and cost; no model call at all), the response cache (`cache: true`, `--cache`,
-`--no-cache`), the cost and cache lines of each report, and `--junit FILE`."""
+`--no-cache`), the cost and cache lines of each report, `--junit FILE` and `--shard K/N`."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from skill_be.adapters.credentials import Redactor
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, labels
 from skill_be.commands.assembly import build_models, preflight
 from skill_be.commands.common import warn
+from skill_be.commands.run_files import RunFiles
 from skill_be.engine.cache import CachedCalls, ResponseCache, adapter_identity, cache_folder
 from skill_be.engine.pricing import Caller, PlanCount, Price, dry_run_lines, parse_pricing, plan_skill, skill_costs
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
@@ -22,7 +23,11 @@ from skill_be.paths import shown
 from skill_be.project.config import Config
 from skill_be.project.loader import Project
 from skill_be.project.where import Where
+from skill_be.reports.markdown import Header
 from skill_be.results.atomic import write_atomic
+from skill_be.results.result_file import ResultEntry
+from skill_be.results.run_dir import RunDir
+from skill_be.results.shards import ShardWriter, assign, in_shard, parse_shard, plan_id, units
 
 
 def prices_of(config: Config) -> dict[str, Price]:
@@ -38,7 +43,7 @@ def model_ids(config: Config) -> dict[str, str]:
     return ids
 
 
-async def dry_run(project: Project, settings: Settings, cache_on: bool) -> int:
+async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: str | None = None) -> int:
     config = project.config
     prices = prices_of(config)
     env = AdapterEnv(root=config.root, environ=dict(os.environ), redactor=Redactor())
@@ -53,9 +58,13 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool) -> int:
     # Read only: a dry run never creates the cache folder or refreshes an entry.
     cache = ResponseCache(cache_folder(config.root), warn) if cache_on else None
 
+    only = Sharding(project, shard, settings).only if shard is not None else None
+
     def plans(reps: int) -> list[PlanCount]:
         return [
-            plan_skill(skill, callers, judge, reps, settings.gradings, settings.template, settings.grader_rules, cache)
+            plan_skill(
+                skill, callers, judge, reps, settings.gradings, settings.template, settings.grader_rules, cache, only
+            )
             for skill in project.skills
         ]
 
@@ -86,17 +95,70 @@ def write_junit(path: Path, skills: object) -> Path:
     return path
 
 
-class RunScale:
-    """The run's cache and prices: wired into the engine and the run's files, counted at the end."""
+class Sharding:
+    """`run --shard K/N`: this shard's units, and its shard.json (results/shards.py)."""
 
-    def __init__(self, project: Project, cache_on: bool) -> None:
+    def __init__(self, project: Project, text: str, settings: Settings) -> None:
+        if settings.top_up:
+            raise UsageError(
+                "--shard and --top-up cannot go together: a top-up decides its reps from every rep of a "
+                "scenario, which another shard holds; run the top-up unsharded",
+                "run",
+            )
+        config = project.config
+        self.shard = parse_shard(text)
+        names = labels(list(config.models))
+        graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
+        plan = units(project, names, settings.reps, settings.gradings, graded)
+        self.only = in_shard(assign(plan, self.shard.of), self.shard)
+        self.plan = plan_id(project, names, settings.reps, settings.gradings, self.shard.of)
+        self.skills = [s.name for s in project.skills]
+        self.writer: ShardWriter | None = None
+
+
+class RunScale:
+    """The run's cache, prices and shard: wired into the engine and the run's files, counted at the end."""
+
+    def __init__(self, project: Project, cache_on: bool, shard: str | None = None, settings: Settings | None = None):
         config = project.config
         self.project = project
         self.prices = prices_of(config)  # a bad pricing section stops the run before any call
         self.ids = model_ids(config)
+        self.sharding = Sharding(project, shard, settings) if shard is not None and settings is not None else None
         self.cache = ResponseCache.open(cache_folder(config.root), warn) if cache_on else None
 
+    def run_files(
+        self,
+        run_dir: RunDir,
+        header: Header,
+        meta: Mapping[str, object],
+        previous: Mapping[str, ResultEntry],
+        html: bool,
+    ) -> RunFiles:
+        """The run's file writer. A shard writes its verdicts to shard.result.json in its own folder (its
+        gate is partial: merge decides the real one) and keeps shard.json up to date."""
+        project = self.project
+        if self.sharding is not None:
+            s = self.sharding
+            project = project._replace(config=project.config._replace(result_file=run_dir.path / "shard.result.json"))
+            previous = {}
+            s.writer = ShardWriter(run_dir.path, s.shard, s.plan, s.skills, run_dir.redact)
+        files = RunFiles(project, run_dir, header, meta, previous, html)
+        files.extras = self.skill_extras
+        return files
+
+    def finish(self, code: int) -> int:
+        """The exit code: a shard's own gate is partial, so a finished shard exits 0 and says so."""
+        if self.sharding is None or self.sharding.writer is None:
+            return code
+        self.sharding.writer.write(True)
+        s = self.sharding.shard
+        print(f"Shard {s.k}/{s.of} finished: a partial run; skill-be merge decides the gate.", flush=True)
+        return 0
+
     def attach(self, engine: Engine) -> None:
+        if self.sharding is not None:
+            engine.only = self.sharding.only
         if self.cache is None:
             return
         config = self.project.config
@@ -109,14 +171,23 @@ class RunScale:
 
     def skill_extras(self, run: SkillRun) -> tuple[list[str], dict[str, object]]:
         """The report lines and summary.json keys of one finished skill."""
+        if self.sharding is not None and self.sharding.writer is not None:
+            self.sharding.writer.skill(run)
         calls = self.cache.counts(run.skill.name) if self.cache is not None and self.cache.enabled else None
-        return skill_costs(run.outputs, self.prices, self.ids, BASELINE, WITH_SKILL, calls)
+        lines, keys = skill_costs(run.outputs, self.prices, self.ids, BASELINE, WITH_SKILL, calls)
+        if self.sharding is not None:
+            s = self.sharding.shard
+            lines.insert(0, f"Partial run: shard {s.k}/{s.of}; its gate counts only this shard's reps.")
+        return lines, keys
 
     def meta(self) -> dict[str, object]:
-        """summary.json's run-level `cache` key: null when off."""
-        if self.cache is None or not self.cache.enabled:
-            return {"cache": None}
-        return {"cache": {"folder": str(self.cache.folder), "calls": self.cache.counts()}}
+        """summary.json's run-level `cache` key (null when off), and `shard` in a partial run."""
+        doc: dict[str, object] = {"cache": None}
+        if self.cache is not None and self.cache.enabled:
+            doc["cache"] = {"folder": str(self.cache.folder), "calls": self.cache.counts()}
+        if self.sharding is not None:
+            doc["shard"] = {"index": self.sharding.shard.k, "of": self.sharding.shard.of, "plan": self.sharding.plan}
+        return doc
 
 
 def written_with(written: Sequence[Path], junit: Path | None) -> list[Path]:

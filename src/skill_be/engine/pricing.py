@@ -8,7 +8,7 @@ with a 2,000-character answer. Where an adapter reports tokens, a real run uses 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
@@ -270,6 +270,7 @@ def plan_skill(
     template: str,
     grader_rules: str | None,
     cache: CacheLike | None,
+    only: Callable[[str, str, str, int], bool] | None = None,
 ) -> PlanCount:
     """Every call a run of `skill` makes (the engine's plan: scenario x model x rep x arm, then `gradings`
     gradings of each answer to a scenario with criteria), which of them the cache holds, and the estimated
@@ -279,6 +280,8 @@ def plan_skill(
         graded = bool(sc.criteria) and grader is not None
         for model in models:
             for rep in range(1, reps + 1):
+                if only is not None and not only(skill.name, sc.id, model.label, rep):
+                    continue  # another shard's
                 for arm in ARMS:
                     prompt = model_prompt(sc, arm, skill.doc.text, template)
                     plan.generations += 1

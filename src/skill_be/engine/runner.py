@@ -122,6 +122,7 @@ class Engine:
         self.redact = redact
         self._seq = 0
         self.cache: CallHook | None = None  # engine/cache.py: run's response cache; regrade's stored answers
+        self.only: Callable[[str, str, str, int], bool] | None = None  # (skill, scenario, model, rep) to run
 
     async def call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         """Every model call goes through here: under the shared limit and the per-call timeout.
@@ -158,7 +159,15 @@ class Engine:
             for sc in skill.evals.scenarios
         ]
         reps = self.settings.reps
-        total = len(lines) * len(self.models) * reps
+        # run --shard: only this shard's reps (results/shards.py); every rep otherwise
+        mine = [
+            (sl, m, rep)
+            for sl in lines
+            for m in self.models
+            for rep in range(1, reps + 1)
+            if self.only is None or self.only(skill.name, sl.scenario.id, m.label, rep)
+        ]
+        total = len(mine)
         done = 0
         outputs: list[Output] = []
 
@@ -170,10 +179,8 @@ class Engine:
             self.listener.rep_done(skill, sl.scenario.id, model.label, rep, done, total)
 
         async with asyncio.TaskGroup() as group:
-            for sl in lines:
-                for model in self.models:
-                    for rep in range(1, reps + 1):
-                        group.create_task(one_rep(sl, model, rep))
+            for sl, model, rep in mine:
+                group.create_task(one_rep(sl, model, rep))
         # engine/topup.py: scores and gate, and with --top-up more reps of what was inconclusive
         scores, gate = await settle(
             lines, self.models, outputs, self.settings.gate, reps, self.settings.top_up, one_rep
