@@ -165,3 +165,15 @@ def test_cache_prune_and_clear(tmp_path: Path) -> None:
     assert bad.code == 2 and 'skill-be: --older-than: "a month" is not an age' in bad.stderr
     assert run(root, "cache", "prune").code == 2
     assert run(root, "cache", "tidy").code == 2
+
+
+def test_cache_true_in_the_config_turns_it_on_and_no_cache_still_wins(tmp_path: Path) -> None:
+    root = make(tmp_path, cache=True)
+    assert run(root, "run").code == 0
+    reset(root)
+    assert run(root, "run").code == 0 and calls(root) == {}
+    r = run(root, "run", "--no-cache")
+    assert r.code == 0 and sum(calls(root).values()) == 16
+    bad = make(tmp_path / "bad", cache="yes")
+    r = run(bad, "run")
+    assert r.code == 2 and "cache" in r.stderr and "true or false" in r.stderr, r.stderr
