@@ -49,6 +49,7 @@ class ResultEntry(NamedTuple):
     models: tuple[str, ...]
     grader: str
     scores: tuple[Score, ...] | None = None  # None: not recorded (the Node tool's files); verify ignores it
+    gate: Mapping[str, object] | None = None  # the rule and levels that decided (engine.gate.Levels.to_json)
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {
@@ -61,6 +62,8 @@ class ResultEntry(NamedTuple):
         }
         if self.scores is not None:
             doc["scores"] = [s.to_json() for s in self.scores]
+        if self.gate is not None:
+            doc["gate"] = dict(self.gate)
         return doc
 
 
@@ -112,6 +115,7 @@ def read_result_file(path: Path) -> ResultFile | None:
                     )
                     for s in e.scores
                 ),
+                gate=e.gate,
             )
             for k, e in m.skills.items()
         },

@@ -79,7 +79,10 @@ def test_harmless_skill_is_not_blocked_by_evidence(tmp_path: Path) -> None:
     gate = r.summary()["skills"]["money"]["gate"]
     assert gate["rule"] == "evidence" and gate["looks"] == 1 and gate["blocks"] == []
     assert gate["inconclusive"] and not gate["inconclusiveBlocks"]
-    assert r.result_file()["skills"]["money"]["ready"] is True
+    entry = r.result_file()["skills"]["money"]
+    assert entry["ready"] is True
+    # the result file records which rule and levels decided
+    assert entry["gate"]["rule"] == "evidence" and entry["gate"]["scenarioLevel"] == 0.04
 
 
 def test_inconclusive_block_setting_blocks_it(tmp_path: Path) -> None:
@@ -120,6 +123,7 @@ def test_top_up_makes_the_calls_it_announces_and_no_more(tmp_path: Path) -> None
     ]
     gate = r.summary()["skills"]["money"]["gate"]
     assert gate["looks"] == 2 and gate["look"] == 2
+    assert r.result_file()["skills"]["money"]["gate"]["look"] == 2
     assert gate["topUp"] == [{"scenario": "split", "model": "m1", "from": 3, "to": 7}]
     m = r.summary()["skills"]["money"]["scenarios"][0]["models"]["m1"]
     assert m["lines"][0]["counts"]["baseline"][1] == 7 and len(m["outputs"]) == 14
