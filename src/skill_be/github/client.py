@@ -103,6 +103,9 @@ class Client:
         for attempt in range(1, self.attempts + 1):
             try:
                 response = self._http.get(url, params=params)
+            except httpx.TimeoutException:
+                last = f"GET {url}: no answer within {self._http.timeout.read} s"
+                wait = self._backoff(attempt)
             except httpx.HTTPError as e:
                 last = f"GET {url}: {type(e).__name__}: {e}"
                 wait: float = self._backoff(attempt)

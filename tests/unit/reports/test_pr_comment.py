@@ -1,0 +1,54 @@
+"""The comment's Markdown: trimming keeps it valid, the marker is stable, verify's columns."""
+
+from __future__ import annotations
+
+from skill_be.reports import check_run
+from skill_be.reports.pr_comment import GateView, ModelTable, Row, SkillView, comment, marker, render, trim_markdown
+
+
+def test_trim_closes_an_open_fence_and_details() -> None:
+    text = (
+        "<details open><summary>x</summary>\n\n```text\n"
+        + "\n".join(f"line {i}" for i in range(5000))
+        + "\n```\n</details>\n"
+    )
+    out = trim_markdown(text, 2000, "see the run")
+    assert len(out) <= 2000
+    lines = out.rstrip("\n").split("\n")
+    assert lines[-1].startswith("**Trimmed**:") and "see the run" in lines[-1]
+    assert out.count("```") % 2 == 0
+    assert out.count("<details") == out.count("</details>")
+
+
+def test_trim_leaves_a_short_text_alone() -> None:
+    assert trim_markdown("short\n", 100, "x") == "short\n"
+
+
+def test_marker_cannot_close_the_html_comment_early() -> None:
+    m = marker("a-->b", "c.yaml")
+    assert m.startswith("<!-- skill-be:") and m.count("-->") == 1
+
+
+def test_blocked_skill_opens_its_table_and_ready_collapses() -> None:
+    rows = (Row("s1", "does it", True, 100, 50, "2/2", "1/2"),)
+    view = GateView(
+        command="run",
+        result="blocked",
+        result_line="Result: blocked by the release gate (NOT READY: b)",
+        skills=(
+            SkillView("a", True, tables=(ModelTable("m", rows),)),
+            SkillView("b", False, ("regression: s1 / m — x",), tables=(ModelTable("m", rows),)),
+        ),
+        models=("m",),
+        reps=2,
+        tokens={"baseline": (1000, 200), "with skill": (3000, 250)},
+    )
+    body = render(view)
+    assert "<details><summary><b>a</b>: ✅ READY</summary>" in body
+    assert "<details open><summary><b>b</b>: ❌ NOT READY</summary>" in body
+    assert "| s1 *(critical)* | does it | 100% (2/2) | 50% (1/2) | -50pp |" in body
+    assert "Tokens: baseline 1,000 in / 200 out; with skill 3,000 in / 250 out" in body
+    assert comment(view).startswith(marker(".", "skill-be.yaml") + "\n")
+    assert check_run.conclusion(view) == "failure"
+    assert check_run.conclusion(view._replace(fail_on_not_ready=False)) == "neutral"
+    assert check_run.name(".") == "skill-be" and check_run.name("docs") == "skill-be (docs)"
