@@ -228,13 +228,13 @@ def bench_bootstrap(repeat: int) -> tuple[float, float]:
 def main(argv: Sequence[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--quick", action="store_true", help="fewer runs: under a minute")
-    p.add_argument("--runs", type=int, help="runs per setting (default 2000, 300 with --quick)")
+    p.add_argument("--runs", type=int, help="runs per setting (default 2000, 200 with --quick)")
     p.add_argument("--rho", type=float, default=0.5, help="latent correlation of an answer's criteria")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--profiles", default="fixed,random")
     args = p.parse_args(argv)
-    runs = args.runs or (300 if args.quick else 2000)
-    resamples, boot_runs = (400, 60) if args.quick else (2000, 400)
+    runs = args.runs or (200 if args.quick else 2000)
+    resamples, boot_runs = (300, 40) if args.quick else (2000, 400)
     started = time.perf_counter()
     print(
         f"runs per setting {runs}, rho {args.rho}, bootstrap coverage on {min(boot_runs, runs)} runs × {resamples} resamples"

@@ -378,12 +378,13 @@ def _evidence(
                 continue
             iv = e.interval
             base, skill = samples[(e.scenario, e.model)]
-            if (e.scenario, e.model, None) not in seen:
-                bound = stats.pooled_delta(base, skill, 1 - 2 * levels.scenario_level)
-                if bound.high < 0:
-                    blocks.append(EvidenceBlock(e.scenario, e.model, None, bound, look))
-                    seen.add((e.scenario, e.model, None))
-                    continue
+            if (e.scenario, e.model, None) in seen:  # blocked at the first look: it stands
+                continue
+            bound = stats.pooled_delta(base, skill, 1 - 2 * levels.scenario_level)
+            if bound.high < 0:
+                blocks.append(EvidenceBlock(e.scenario, e.model, None, bound, look))
+                seen.add((e.scenario, e.model, None))
+                continue
             if iv.low < -margin and iv.high > 0:
                 unclear.append(Inconclusive(e.scenario, e.model, None, iv, e.reps_to_decide, min(e.answers)))
     z_line = stats.z_one_sided(levels.line_level)

@@ -211,3 +211,17 @@ def test_arm_samples_read_each_answer() -> None:
     outs = [_output("a", "m", 1, BASELINE, [True, False]), _output("a", "m", 1, WITH_SKILL, [True, True])]
     got = arm_samples([ScenarioLines(scenario, ())], ["m"], outs)
     assert got[("a", "m")][0].shares == (0.5,) and got[("a", "m")][1].shares == (1.0,)
+
+
+def test_a_first_look_block_stands_at_the_second_look() -> None:
+    scenarios = [sc("a")]
+    first = judge({("a", "m"): (answers(10, [2], 2), answers(10, [0], 2))}, scenarios, looks=2)
+    assert not first.ready and any(b.line is None for b in first.blocks)
+    # the second look's data alone would pass: the first look's blocks stay, and are not also inconclusive
+    table = {("a", "m"): (answers(12, [2, 1, 0], 2), answers(12, [2, 1, 0], 2))}
+    models = ["m"]
+    samples = {k: (ArmSample.of(b), ArmSample.of(s_)) for k, (b, s_) in table.items()}
+    second = decide(scores_of(table), scenarios, models, 0, False, EVIDENCE, samples, 2, 2, first)
+    assert not second.ready and second.blocks == first.blocks
+    assert all(i.line is not None for i in second.inconclusive)
+    assert second.levels.look == 2
