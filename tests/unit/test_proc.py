@@ -13,6 +13,7 @@ import pytest
 
 from skill_be.proc import (
     StartFailed,
+    head,
     kill_group,
     resolve_executable,
     run_process,
@@ -169,3 +170,8 @@ def test_split_words() -> None:
         split_words("python3 'open")
     with pytest.raises(ValueError, match="must not be empty"):
         split_words("   ")
+
+
+def test_head_folds_whitespace_and_keeps_the_start() -> None:
+    assert head(b"<html>\n  <body>  oops", 12) == "<html> <body"
+    assert head("short", 200) == "short"

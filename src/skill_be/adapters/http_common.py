@@ -16,6 +16,7 @@ from skill_be.adapters.base import AdapterEnv, CallError
 from skill_be.adapters.cli_common import url_setting
 from skill_be.adapters.credentials import api_key
 from skill_be.errors import ConfigError
+from skill_be.proc import head
 from skill_be.project import where as v
 from skill_be.project.config import AdapterEntry
 
@@ -55,7 +56,7 @@ def error_message(response: httpx.Response) -> str:
     try:
         data = response.json()
     except ValueError:
-        return " ".join(response.text.split())[:200]
+        return head(response.text, 200)
     if isinstance(data, dict):
         err = data.get("error")
         if isinstance(err, dict) and err.get("message"):
@@ -152,7 +153,7 @@ class HttpAdapter:
                     try:
                         data: object = response.json()
                     except ValueError:
-                        snippet = " ".join(response.text.split())[:120]
+                        snippet = head(response.text, 120)
                         raise self.error(f"the response is not JSON: {snippet!r}") from None
                     return data
         except TimeoutError:
