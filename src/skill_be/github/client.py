@@ -63,29 +63,8 @@ class Client:
 
     def request(self, method: str, path: str, *, json: object = None, params: dict[str, Any] | None = None) -> Any:
         """The decoded JSON answer of a 2xx response (None when it has no body)."""
-        what = f"{method} {path}"
-        last = ""
-        for attempt in range(1, self.attempts + 1):
-            wait = 0.0
-            try:
-                response = self._http.request(method, path, json=json, params=params)
-            except httpx.TimeoutException:
-                last = f"{what}: no answer within {self._http.timeout.read} s"
-                wait = self._backoff(attempt)
-            except httpx.HTTPError as e:
-                last = f"{what}: {type(e).__name__}: {e}"
-                wait = self._backoff(attempt)
-            else:
-                if response.is_success:
-                    return response.json() if response.content else None
-                last = f"{what}: HTTP {response.status_code} {_message(response)}"
-                retry = self._retry_wait(response, attempt)
-                if retry is None:
-                    raise GitHubError(self.redact(last), response.status_code)
-                wait = retry
-            if attempt < self.attempts:
-                self.sleep(wait)
-        raise GitHubError(self.redact(f"{last} (tried {self.attempts} times)"))
+        response = self._send(method, path, json, params)
+        return response.json() if response.content else None
 
     def pages(self, path: str, *, per_page: int = 100, max_pages: int = 100) -> Iterator[Any]:
         """Every item of a paginated list, following the Link header's `next` page."""
@@ -94,28 +73,29 @@ class Client:
         for _ in range(max_pages):
             if url is None:
                 return
-            items, url = self._page(url, params)
+            response = self._send("GET", url, None, params)
+            items = response.json()
+            if not isinstance(items, list):
+                raise GitHubError(f"GET {url}: the answer is not a list")
+            url = response.links.get("next", {}).get("url")
             params = None  # the next link carries its own query
             yield from items
 
-    def _page(self, url: str, params: dict[str, Any] | None) -> tuple[list[Any], str | None]:
-        # A page needs its Link header, so it goes through the same retry loop by hand.
+    def _send(self, method: str, url: str, json: object, params: dict[str, Any] | None) -> httpx.Response:
+        what = f"{method} {url}"
+        last = ""
         for attempt in range(1, self.attempts + 1):
+            wait = self._backoff(attempt)
             try:
-                response = self._http.get(url, params=params)
+                response = self._http.request(method, url, json=json, params=params)
             except httpx.TimeoutException:
-                last = f"GET {url}: no answer within {self._http.timeout.read} s"
-                wait = self._backoff(attempt)
+                last = f"{what}: no answer within {self._http.timeout.read} s"
             except httpx.HTTPError as e:
-                last = f"GET {url}: {type(e).__name__}: {e}"
-                wait: float = self._backoff(attempt)
+                last = f"{what}: {type(e).__name__}: {e}"
             else:
                 if response.is_success:
-                    items = response.json()
-                    if not isinstance(items, list):
-                        raise GitHubError(f"GET {url}: expected a list")
-                    return items, response.links.get("next", {}).get("url")
-                last = f"GET {url}: HTTP {response.status_code} {_message(response)}"
+                    return response
+                last = f"{what}: HTTP {response.status_code} {_message(response)}"
                 retry = self._retry_wait(response, attempt)
                 if retry is None:
                     raise GitHubError(self.redact(last), response.status_code)
