@@ -5,6 +5,9 @@
 2. The 300-call plan of bench/scheduler.py (0.2 s per call, concurrency 8) run once with --cache, then
    again: the rerun against the command's fixed start-up, a one-call run of an instant model (target:
    within 0.5 s of it).
+3. The same plan unsharded, then as 4 shards one after another (as 4 CI jobs would run them side by
+   side): each shard's wall time against the unsharded run's (target: each at most 0.3x), and `merge`
+   of the 4 (target: under 0.5 s; also shown without the bare start-up of `skill-be --version`).
 
 Run by hand: python bench/cache_and_shards.py
 """
@@ -12,6 +15,7 @@ Run by hand: python bench/cache_and_shards.py
 from __future__ import annotations
 
 import asyncio
+import resource
 import statistics
 import subprocess
 import sys
@@ -87,6 +91,47 @@ def cached_rerun(samples: int) -> tuple[float, float, float]:
     return first, statistics.median(reruns), scheduler.fixed_cost(samples)
 
 
+def child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed_run(root: Path, *args: str) -> tuple[float, str]:
+    t = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "skill_be", *args], cwd=root, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if p.returncode not in (0, 1):
+        sys.exit(f"skill-be {' '.join(args)} failed ({p.returncode}):\n{p.stderr[-2000:]}")
+    return wall, p.stdout
+
+
+def shards(n: int) -> tuple[float, list[float], float, float, float]:
+    """(unsharded wall, each shard's wall, merge wall, merge CPU, bare start-up) in seconds. CPU time
+    (user + system) is shown beside the wall time: on a shared machine the wall time waits for others."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        scheduler.build(root, scenarios=5, reps=10, gradings=2, concurrency=8)
+        whole, _ = timed_run(root, "run")
+        results = root / ".skill-be" / "results"
+        walls, dirs = [], []
+        for k in range(1, n + 1):
+            before = set(results.iterdir())
+            wall, out = timed_run(root, "run", "--shard", f"{k}/{n}")
+            assert f"Shard {k}/{n} finished" in out, out[-500:]
+            walls.append(wall)
+            (new,) = set(results.iterdir()) - before
+            dirs.append(str(new))
+        cpu = child_cpu()
+        merges = [timed_run(root, "merge", *dirs)[0] for _ in range(5)]
+        merge_cpu = (child_cpu() - cpu) / 5
+        bare = []
+        for _ in range(5):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "skill_be", "--version"], capture_output=True, check=True)
+            bare.append(time.perf_counter() - t)
+    return whole, walls, statistics.median(merges), merge_cpu, statistics.median(bare)
+
+
 def main() -> None:
     hit, plain = hit_overhead(300)
     print(
@@ -98,6 +143,13 @@ def main() -> None:
         f"300-call plan (0.2 s calls, concurrency 8): first run {first:.2f} s; fully cached rerun {rerun:.2f} s "
         f"(median of 5); fixed start-up (a one-call run of an instant model) {fixed:.2f} s; "
         f"rerun - fixed = {rerun - fixed:+.2f} s (target <= 0.5 s); rerun / first = {rerun / first:.3f}"
+    )
+    whole, walls, merge, merge_cpu, bare = shards(4)
+    ratios = ", ".join(f"{w:.2f} s ({w / whole:.2f}x)" for w in walls)
+    print(
+        f"4 shards of the 300-call plan: unsharded {whole:.2f} s; each shard {ratios} (target each <= 0.3x); "
+        f"merge of the 4: {merge:.2f} s wall (median of 5; target < 0.5 s), {merge_cpu:.2f} s CPU (mean), "
+        f"{merge - bare:.2f} s over the bare start-up of skill-be --version ({bare:.2f} s)"
     )
 
 
