@@ -12,7 +12,7 @@ from skill_be.project.files import read_text
 from skill_be.project.jsonfile import load_json
 
 if TYPE_CHECKING:
-    from skill_be.results.models import SummaryModel
+    from skill_be.results.summary_models import SummaryModel
 
 FIX = 'run "skill-be run" again to write a new one, or delete that run folder'
 
@@ -24,7 +24,7 @@ def load_summary(path: Path) -> tuple[SummaryModel, dict[str, Any]]:
     data = load_json(text, name, FIX)
     from skill_be.project.places import Places
     from skill_be.project.validation import validate
-    from skill_be.results.models import SummaryModel
+    from skill_be.results.summary_models import SummaryModel
 
     try:
         model = validate(SummaryModel, data, name, Places(text, "json"))

@@ -70,7 +70,8 @@ def test_output_keys_keep_the_file_order(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("ident", ["result", "_x", "$el", "camelCase2", "café", "a$b"])
 def test_identifier_keys_accepted(tmp_path: Path, ident: str) -> None:
-    load_eval(write(tmp_path, {"scenarios": [scenario(output={"result": "r", ident: "d"})]}))
+    ev = load_eval(write(tmp_path, {"scenarios": [scenario(output={"result": "r", ident: "d"})]}))
+    assert ev.scenarios[0].output == tuple({"result": "r", ident: "d"}.items())
 
 
 @pytest.mark.parametrize("sid", ["a", "new-signup", "v1.2_x", "with space", "ünïcode"])
@@ -178,7 +179,25 @@ def test_invalid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: object, 
 
 
 def test_description_of_exactly_200_characters_is_fine(tmp_path: Path) -> None:
-    load_eval(write(tmp_path, {"scenarios": [scenario(output={"result": "x" * 200})]}))
+    ev = load_eval(write(tmp_path, {"scenarios": [scenario(output={"result": "x" * 200})]}))
+    assert ev.scenarios[0].output == (("result", "x" * 200),)
+
+
+def test_a_schema_key_for_editors_is_accepted_and_ignored(tmp_path: Path) -> None:
+    data = {"$schema": "../eval.schema.json", "skill": "money", "scenarios": [scenario()]}
+    ev = load_eval(write(tmp_path, data))
+    assert [s.id for s in ev.scenarios] == ["split"]
+
+
+def test_every_error_names_its_line_and_column(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = '{\n  "scenarios": [\n    {"id": "split", "prompt": "p",\n     "criteria": ["a", 7]}\n  ]\n}\n'
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as e:
+        load_eval(write(tmp_path, text))
+    assert str(e.value) == 'money.json:4:24: scenarios[0] (id "split").criteria[1]: must be a string, not a number'
+    with pytest.raises(ConfigError) as e:
+        load_eval(write(tmp_path, text.replace('"prompt"', '"promt"')))
+    assert str(e.value) == 'money.json:3:21: scenarios[0]: unknown key "promt" (did you mean "prompt"?)'
 
 
 @pytest.mark.parametrize(

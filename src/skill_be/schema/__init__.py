@@ -1,0 +1,64 @@
+"""JSON Schemas of the four file formats, generated from their pydantic models.
+
+The same files are committed under `schemas/` at the top of the repository and shipped here as
+package data; `python -m skill_be.schema --write` rewrites both, and a test fails when either drifts
+from the models.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+FORMATS = ("config", "eval", "result", "summary")
+HERE = Path(__file__).resolve().parent
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def model_of(name: str) -> Any:
+    if name == "config":
+        from skill_be.project.models import ConfigModel
+
+        return ConfigModel
+    if name == "eval":
+        from skill_be.project.models import EvalFileModel
+
+        return EvalFileModel
+    if name == "result":
+        from skill_be.results.models import ResultFileModel
+
+        return ResultFileModel
+    if name == "summary":
+        from skill_be.results.summary_models import SummaryModel
+
+        return SummaryModel
+    raise ValueError(name)
+
+
+def generate(name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one format, keys as the files spell them."""
+    schema: dict[str, Any] = model_of(name).model_json_schema(by_alias=True, mode="validation")
+    return {"$schema": DIALECT, **schema}
+
+
+def text(name: str) -> str:
+    return json.dumps(generate(name), indent=2, ensure_ascii=False) + "\n"
+
+
+def file_name(name: str) -> str:
+    return f"{name}.schema.json"
+
+
+def main() -> int:
+    import sys
+
+    if sys.argv[1:] != ["--write"]:
+        print("usage: python -m skill_be.schema --write  (rewrites schemas/ and the packaged copies)", file=sys.stderr)
+        return 2
+    top = HERE.parents[2] / "schemas"
+    for name in FORMATS:
+        for folder in (HERE, top):
+            folder.mkdir(exist_ok=True)
+            (folder / file_name(name)).write_text(text(name), encoding="utf-8")
+    return 0

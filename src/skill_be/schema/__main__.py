@@ -1,0 +1,3 @@
+from skill_be.schema import main
+
+raise SystemExit(main())
