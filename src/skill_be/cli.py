@@ -86,6 +86,10 @@ def _cache_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--older-than", metavar="<age>", help="prune: remove entries no run used for this long (30d, 12h)")
 
 
+def _schema_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("format", choices=("config", "eval", "result", "summary"), metavar="config|eval|result|summary")
+
+
 def _percent(text: str) -> int:
     try:
         n = int(text)
@@ -144,6 +148,14 @@ COMMANDS: tuple[Command, ...] = (
         "the result file and the gate, as one unsharded run would have written them.",
         _merge_options,
         "skill_be.commands.merge",
+    ),
+    Command(
+        "schema",
+        "schema <format>",
+        "Prints the JSON Schema of skill-be.yaml (config), an eval file (eval), the result file\n"
+        "(result) or summary.json (summary), for editors and other tools.",
+        _schema_options,
+        "skill_be.commands.schema",
     ),
     Command(
         "cache",
