@@ -18,6 +18,14 @@ LOAD_GRACE_S = 2.0  # loading the test file and the answer: the test timeout plu
 TEST_GRACE_S = 1.0  # the runner times a test out itself; this backs it up when the code blocks the event loop
 MAX_LINE = 1 << 20  # a longer line without a newline is the answer's output: dropped
 TAIL = 2000
+# Every message that can carry the answer's words is cut to this many characters, then " [truncated]";
+# the runner cuts them first, this is the second cut should the runner fail to.
+MESSAGE_MAX = 2000
+TRUNCATED = " [truncated]"
+
+
+def cap(text: str) -> str:
+    return text if len(text) <= MESSAGE_MAX + len(TRUNCATED) else text[:MESSAGE_MAX] + TRUNCATED
 
 
 class Channel(Protocol):
@@ -45,6 +53,9 @@ class Request:
     test_timeout_s: float
     answer_timeout_s: float
     run: str = ""  # the answer's folder under runs/; made up when empty
+    uid: int | None = None  # the answer's own uid (and gid), when the runner may switch to it
+    nproc: int = 0  # at most this many processes of that uid; 0: no limit of the runner's own
+    in_realm: bool = False  # the answer in the runner's own realm: only the tests' controls do this
 
 
 @dataclass
@@ -107,9 +118,9 @@ def supervise(channel: Channel, req: Request) -> TestRun:
         if kind == "names":
             state.names_seen = True
         elif kind == "fatal":
-            state.fatal = str(ev.get("message"))
+            state.fatal = cap(str(ev.get("message")))
         elif kind == "load-error":
-            state.load_error = str(ev.get("message"))
+            state.load_error = cap(str(ev.get("message")))
         elif kind == "loaded":
             state.loaded = True
         elif kind == "start":
@@ -122,7 +133,7 @@ def supervise(channel: Channel, req: Request) -> TestRun:
             state.results[name] = TestResult(
                 name=name,
                 passed=ev.get("passed") is True,
-                message=str(message) if message is not None else None,
+                message=cap(str(message)) if message is not None else None,
                 seconds=float(ms) / 1000 if isinstance(ms, int | float) else 0.0,
             )
             state.current = None
@@ -137,6 +148,9 @@ def supervise(channel: Channel, req: Request) -> TestRun:
         "answer": req.answer,
         "testTimeoutMs": int(req.test_timeout_s * 1000),
         "run": req.run or secrets.token_hex(8),
+        "uid": req.uid,
+        "nproc": req.nproc,
+        "inRealm": req.in_realm,
     }
     try:
         channel.send(json.dumps(request).encode("utf-8") + b"\n")

@@ -17,6 +17,7 @@ from tests.integration.codetests.conftest import PROBE_TEST, CodeProject
 REPO = Path(__file__).resolve().parents[3]
 
 # The answer walks up from its own process: the runner, skill-be, skill-be's parent (the shell).
+# A process it cannot read is skipped, so the walk goes on past it.
 READ_ENVIRON = """import { readFileSync } from 'node:fs';
 export const result = () => {
   const seen = [];
@@ -74,5 +75,5 @@ def test_control_as_skill_be_s_own_user_the_same_answer_reads_both(tmp_path: Pat
     run = run_as_skill_be(tmp_path, "uid")
     probe = run["tests"][0]  # type: ignore[index]
     assert probe["passed"] is False
-    # 1 is skill-be (the runner's parent), 2 the shell that started it.
-    assert "LEAK at 1,2" in probe["message"]
+    # 0 is the answer's own process, 1 the runner (its environment cut), 2 skill-be, 3 the shell.
+    assert "LEAK at 2,3" in probe["message"]

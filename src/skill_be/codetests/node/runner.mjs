@@ -3,14 +3,19 @@
 //   node runner.mjs list <test file>...   one JSON line: {"<file>": {"names": [...]} | {"error": "..."}}
 //   node runner.mjs run                   reads one JSON line on stdin (the request), then runs
 //
-// The request: {nonce, base, test, answer, testTimeoutMs, run}, or {nonce, ping: true} to check Node runs. `base` holds tests/ (compiled) and
-// runs/; the answer is written to runs/<run>/answer.mjs so that its imports resolve from the
-// installed packages above it. Protocol lines on stdout start with "\x1e<nonce>\x1f" and carry JSON:
+// The request: {nonce, base, test, answer, testTimeoutMs, run, uid, nproc, inRealm}, or {nonce, ping: true} to
+// check Node runs. `base` holds tests/ (compiled) and runs/; the answer is written to runs/<run>/answer.mjs
+// so that its imports resolve from the installed packages above it. The answer runs in a process of its
+// own (host.mjs), under `uid` when this runner is root, with at most `nproc` processes; the tests and
+// the verdicts stay here (see membrane.mjs). Protocol lines on stdout start with "\x1e<nonce>\x1f" and carry JSON:
 // names, loaded | load-error, start, result, end; fatal when the tests cannot run (skill-be's side).
 // Anything else on stdout or stderr is the answer's own output, which skill-be discards.
-import { writeSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeSync, mkdirSync, writeFileSync, mkdtempSync, openSync, closeSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { createEndpoint, readStat } from './membrane.mjs';
 
 const REGISTRY = Symbol.for('skill-be.testing.registry');
 const writeSyncKept = writeSync; // kept before the answer's code could replace it
@@ -37,15 +42,21 @@ function freshRegistry() {
   return reg;
 }
 
+// Every message that can carry the answer's words is cut to this, with a visible mark.
+const MESSAGE_MAX = 2000;
+const cap = (text) => (text.length > MESSAGE_MAX ? `${text.slice(0, MESSAGE_MAX)} [truncated]` : text);
+
 function describe(err) {
-  if (err instanceof Error) {
-    const text = err.message || String(err);
-    return text.length > 4000 ? `${text.slice(0, 4000)}…` : text;
-  }
   try {
-    return `threw ${typeof err === 'string' ? err : stringify(err) ?? String(err)}`;
+    if (err instanceof Error) return cap(String(err.message || String(err)));
+    if (typeof err === 'string') return cap(`threw ${err}`);
+    return cap(`threw ${stringify(err) ?? String(err)}`);
   } catch {
-    return `threw ${String(err)}`;
+    try {
+      return cap(`threw ${String(err)}`);
+    } catch {
+      return 'threw a value that cannot be shown';
+    }
   }
 }
 
@@ -102,15 +113,6 @@ async function run() {
   }
 
   const dir = join(req.base, 'runs', req.run);
-  const file = join(dir, 'answer.mjs');
-  try {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(file, req.answer);
-  } catch (err) {
-    emit({ e: 'fatal', message: `the answer could not be written to ${dir}: ${describe(err)}` });
-    process.exit(3);
-  }
-
   const reg = freshRegistry();
   try {
     await import(pathToFileURL(join(req.base, req.test)).href);
@@ -120,25 +122,15 @@ async function run() {
   }
   emit({ e: 'names', names: reg.tests.map((t) => t.name) });
 
-  process.env.HOME = dir;
-  process.env.TMPDIR = dir;
-  process.chdir(dir);
-
-  let fields;
-  try {
-    const ns = await import(pathToFileURL(file).href);
-    if (!('result' in ns)) throw { noResult: true };
-    fields = Object.freeze({ ...ns });
-  } catch (err) {
-    const message = err?.noResult
-      ? "the answer's code has no `result` export"
-      : `the answer's code throws when loaded: ${describe(err)}`;
-    emit({ e: 'load-error', message });
-    process.exit(0);
-  }
+  let current = null; // the test that is running
+  const answer = req.inRealm
+    ? await loadInRealm(req, dir, emit)
+    : await loadInHost(req, dir, emit, (err) => uncaught(err), () => current);
+  const { fields } = answer;
   emit({ e: 'loaded' });
 
   for (const t of reg.tests) {
+    current = t.name;
     emit({ e: 'start', name: t.name });
     const started = now();
     let timer;
@@ -157,11 +149,167 @@ async function run() {
     });
     clearTimeout(timer);
     failCurrent = null;
+    current = null;
+    if (answer.ended()) await new Promise(() => {}); // the exit event ends this process
     emit({ e: 'result', name: t.name, ...outcome, ms: now() - started });
   }
   emit({ e: 'end' });
-  // Timers or sockets the answer left open must not keep the process alive.
+  answer.stop();
+  // Timers or sockets left open must not keep the process alive.
   process.exit(0);
+}
+
+// The old way, kept for the tests' controls only: the answer in this process's own realm, where it
+// can reach the built-ins, the registry and the assertion module the verdicts depend on.
+async function loadInRealm(req, dir, emit) {
+  const file = join(dir, 'answer.mjs');
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, req.answer);
+  } catch (err) {
+    emit({ e: 'fatal', message: `the answer could not be written to ${dir}: ${describe(err)}` });
+    process.exit(3);
+  }
+  process.env.HOME = dir;
+  process.env.TMPDIR = dir;
+  process.chdir(dir);
+  try {
+    const ns = await import(pathToFileURL(file).href);
+    if (!('result' in ns)) throw { noResult: true };
+    return { fields: Object.freeze({ ...ns }), ended: () => false, stop: () => {} };
+  } catch (err) {
+    const message = err?.noResult
+      ? "the answer's code has no `result` export"
+      : `the answer's code throws when loaded: ${describe(err)}`;
+    emit({ e: 'load-error', message });
+    process.exit(0);
+  }
+}
+
+// The answer in its own process (host.mjs), under req.uid when this runner may switch to it; the
+// tests reach its fields through the membrane.
+async function loadInHost(req, dir, emit, onUncaught, currentTest) {
+  const fifos = mkdtempSync(join(tmpdir(), 'skill-be-fifo-'));
+  const toHost = join(fifos, 'in');
+  const fromHost = join(fifos, 'out');
+  const made = spawnSync('mkfifo', ['-m', '600', toHost, fromHost], { stdio: 'ignore' });
+  if (made.status !== 0) {
+    emit({ e: 'fatal', message: `mkfifo failed in ${fifos} (${made.error?.message ?? `exit code ${made.status}`})` });
+    process.exit(3);
+  }
+  // Both ends open read-write (which never blocks); the runner writes through its own write-only end
+  // and reads through a read-only one. It keeps hostOut to wake its reader thread at exit, so it
+  // learns that the answer's process died from /proc and the exit event, not from the stream's end.
+  const hostIn = openSync(toHost, 'r+');
+  const hostOut = openSync(fromHost, 'r+');
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, TMPDIR: dir };
+  for (const k of ['LANG', 'LC_ALL', 'SYSTEMROOT']) if (process.env[k] !== undefined) env[k] = process.env[k];
+  const drop = typeof req.uid === 'number' && process.getuid?.() === 0;
+  const hostFile = fileURLToPath(new URL('./host.mjs', import.meta.url));
+  const [cmd, args] =
+    req.nproc > 0
+      ? ['/bin/sh', ['-c', 'ulimit -u "$1" 2>/dev/null; unset PWD OLDPWD; exec "$2" "$3"', 'sh', String(req.nproc), process.execPath, hostFile]]
+      : [process.execPath, [hostFile]];
+  let host;
+  try {
+    host = spawn(cmd, args, {
+      cwd: join(req.base, 'runs'),
+      env,
+      stdio: ['ignore', 'ignore', 'ignore', hostIn, hostOut],
+      ...(drop ? { uid: req.uid, gid: req.uid } : {}),
+    });
+  } catch (err) {
+    emit({ e: 'fatal', message: `the answer's process could not start: ${describe(err)}` });
+    process.exit(3);
+  }
+  const toHostW = openSync(toHost, 'w');
+  const fromHostR = openSync(fromHost, 'r');
+  closeSync(hostIn);
+  rmSync(fifos, { recursive: true, force: true });
+
+  let ended = false;
+  // The answer's process is gone, or broke the channel. The runner then ends as that process ended,
+  // so skill-be reports it exactly as when the answer ran in the runner itself; it learns how from
+  // the exit event (root without CAP_SYS_PTRACE cannot read another uid's exit code in /proc), so
+  // until then no further result is sent.
+  const hostEnded = (why) => {
+    if (ended) return;
+    ended = true;
+    if (why?.startsWith('it sent a value over') && currentTest() !== null) {
+      emit({ e: 'result', name: currentTest(), passed: false, message: `the answer's process ${why}`, ms: 0 });
+    }
+    const [state] = readStat(host.pid);
+    if (state !== 'Z' && state !== 'X') host.kill('SIGKILL'); // alive, but the channel is broken
+  };
+  const mirror = (code, signal) => {
+    ended = true;
+    if (signal) process.kill(process.pid, signal);
+    process.exit(code ?? 1);
+  };
+  host.on('exit', mirror);
+
+  let loaded;
+  const ready = new Promise((resolve) => {
+    loaded = resolve;
+  });
+  const ep = createEndpoint({
+    readFd: fromHostR,
+    writeFd: toHostW,
+    wakeFd: hostOut,
+    peerAlive: () => {
+      const [state] = readStat(host.pid);
+      return state !== 'Z' && state !== 'X';
+    },
+    onEvent: (ev) => {
+      if (ev.e === 'gone') hostEnded(String(ev.why));
+      else if (ev.e === 'loaded' || ev.e === 'load-error' || ev.e === 'fatal') loaded(ev);
+      else if (ev.e === 'uncaught') {
+        let err;
+        try {
+          err = ep.dec(ev.error);
+        } catch (e) {
+          err = e;
+        }
+        onUncaught(err);
+      }
+    },
+  });
+  ep.event({ e: 'init', dir, answer: req.answer });
+  const ev = await ready;
+  if (ev.e === 'fatal') {
+    emit({ e: 'fatal', message: cap(String(ev.message)) });
+    process.exit(3);
+  }
+  if (ev.e === 'load-error') {
+    let message = "the answer's code has no `result` export";
+    if (!ev.noResult) {
+      let err;
+      try {
+        err = ep.dec(ev.error);
+      } catch (e) {
+        err = e;
+      }
+      message = `the answer's code throws when loaded: ${describe(err)}`;
+    }
+    emit({ e: 'load-error', message });
+    host.kill('SIGKILL');
+    process.exit(0);
+  }
+  const fields = {};
+  for (const [key, value] of Array.isArray(ev.fields) ? ev.fields : []) {
+    if (typeof key !== 'string' || key === '__proto__') continue;
+    try {
+      fields[key] = ep.dec(value);
+    } catch {}
+  }
+  return {
+    fields: Object.freeze(fields),
+    ended: () => ended,
+    stop: () => {
+      host.off('exit', mirror);
+      host.kill('SIGKILL');
+    },
+  };
 }
 
 const [mode, ...rest] = process.argv.slice(2);

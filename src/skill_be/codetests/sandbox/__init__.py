@@ -59,6 +59,9 @@ class Slot(Protocol):
     def base(self, work: Work) -> str:
         """The work folder as the runner sees it."""
 
+    def prepare(self, request: Request, work: Work) -> Request:
+        """The request as this slot's runner takes it: its base folder, the answer's uid and limits."""
+
     def finished(self, work: Work, run: str) -> None:
         """The answer `run` is done: remove what it left, where the next start does not."""
 
@@ -146,7 +149,7 @@ class Pool:
         run: TestRun | None = None
         for attempt in (1, 2):
             channel, state.ready = state.ready, None
-            req = replace(request, base=slot.base(work), run=secrets.token_hex(8))
+            req = slot.prepare(replace(request, run=secrets.token_hex(8)), work)
             try:
                 if channel is None:
                     channel = slot.open()

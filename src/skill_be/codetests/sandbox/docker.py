@@ -1,13 +1,15 @@
 """The Docker sandbox: each answer's tests in a locked-down container, started through the engine's API.
 
-A slot is one warm container: no network, a read-only root, all capabilities dropped, no new
-privileges, user 65534, limits on processes, memory and CPU, and a tmpfs-backed volume at /work.
-The harness, the compiled tests and the installed packages are copied in once, owned by root, so the
-answer's user cannot change them; each answer runs in one exec, as user 65534, in a folder of its own.
-Before the runner of the next answer starts, the same exec kills every process the user has (PID 1,
-the container's idle loop, is out of reach of kill -1) and empties runs/: nothing an answer leaves
-reaches the next one. When that cleanup cannot finish, or the container died, the slot gets a new
-container. Files go in through the archive API, never a bind mount, so it works the same from inside
+A slot is one warm container: no network, a read-only root, no new privileges, a seccomp profile,
+limits on processes, memory and CPU, and a tmpfs-backed volume at /work (noexec). PID 1 and the
+runner, which keeps the tests and decides the verdicts, run as root with only the capabilities they
+need (switching to the answer's uid, killing and removing what the answer left); the answer's own
+process runs as ANSWER_UID, with none, so it cannot ptrace or signal them, read their memory, or
+read the tests (tests/ is root's, mode 0700). The harness, the compiled tests and the installed
+packages are copied in once, owned by root. Before the runner of the next answer starts, the same
+exec kills every process but PID 1 and its idle sleep, empties runs/, and removes the POSIX message
+queues and System V IPC objects the answer's uid made: nothing an answer leaves reaches the next
+one. When that cleanup cannot finish, or the container died, the slot gets a new container. Files go in through the archive API, never a bind mount, so it works the same from inside
 another container (the GitHub Action's); the Docker socket and skill-be's environment never go in."""
 
 from __future__ import annotations
@@ -26,13 +28,17 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.types import Mount
 
 from skill_be import __version__
+from skill_be.codetests.protocol import Request
 from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, image
-from skill_be.codetests.sandbox.payload import build_payload
+from skill_be.codetests.sandbox.payload import RUNS_MODE, TESTS_MODE, build_payload
 from skill_be.errors import ConfigError
 
 DEFAULT_IMAGE = f"skill-be-sandbox:{__version__}"
 LABEL = "skill-be.run"
-USER = "65534:65534"
+USER = "0:0"  # PID 1 and the runner; the answers run as ANSWER_UID
+ANSWER_UID = 10001  # nothing else in the container has it
+# What root keeps: switch to the answer's uid; kill its processes; remove what it left in runs/.
+CAPABILITIES = ["SETUID", "SETGID", "KILL", "DAC_OVERRIDE", "FOWNER"]
 WORK = "/work"
 RUNNER = f"{WORK}/h/runner.mjs"
 DIRTY = (97, 98)  # the cleanup before a runner could not finish: the container is replaced
@@ -48,9 +54,11 @@ START = (
     "n=0; while :; do f=0; for p in /proc/[0-9]*; do q=${p#/proc/}; "
     'case $q in 1|$$|"$IDLE") continue;; esac; kill -9 $q 2>/dev/null && f=1; done; '
     "[ $f = 0 ] && break; n=$((n+1)); [ $n -lt 2000 ] || exit 97; done; "
-    f'for d in {WORK}/b/*/w/runs; do chmod -R u+rwx "$d" 2>/dev/null; '
+    f"for d in {WORK}/b/*/w/runs; do "
     'rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; '
     '[ -z "$(ls -A "$d")" ] || exit 98; done; '
+    'rm -f /dev/mqueue/* 2>/dev/null; [ -z "$(ls -A /dev/mqueue 2>/dev/null)" ] || exit 98; '
+    f"setpriv --reuid={ANSWER_UID} --regid={ANSWER_UID} --clear-groups ipcrm --all 2>/dev/null; "
     f"exec node {RUNNER} run"
 )
 RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": f"{WORK}/b", "TMPDIR": f"{WORK}/b"}
@@ -187,7 +195,7 @@ class DockerSlot:
             self.volume = client.volumes.create(
                 name=name,
                 driver="local",
-                driver_opts={"type": "tmpfs", "device": "tmpfs", "o": f"size={size_mb}m,mode=0755"},
+                driver_opts={"type": "tmpfs", "device": "tmpfs", "o": f"size={size_mb}m,mode=0755,noexec,nosuid,nodev"},
                 labels=labels,
             )
             self.container = client.containers.create(
@@ -201,6 +209,7 @@ class DockerSlot:
                 network_mode="none",
                 read_only=True,
                 cap_drop=["ALL"],
+                cap_add=CAPABILITIES,
                 security_opt=["no-new-privileges"],
                 ipc_mode="none",
                 pids_limit=s.pids,
@@ -254,6 +263,11 @@ class DockerSlot:
     def base(self, work: Work) -> str:
         return f"{WORK}/b/{work.key}/w"
 
+    def prepare(self, request: Request, work: Work) -> Request:
+        weaken = self.sandbox.settings.weaken
+        uid = None if "uid" in weaken else ANSWER_UID
+        return replace(request, base=self.base(work), uid=uid, in_realm="realm" in weaken)
+
     def finished(self, work: Work, run: str) -> None:
         pass  # the next runner's start empties runs/
 
@@ -291,7 +305,8 @@ class DockerSandbox:
     def payload(self) -> tuple[bytes, int]:
         with self.lock:
             if self._payload is None:
-                self._payload = build_payload(self.settings.works)
+                tests_mode = 0o755 if "tests" in self.settings.weaken else TESTS_MODE
+                self._payload = build_payload(self.settings.works, tests_mode=tests_mode, runs=(0, RUNS_MODE))
             return self._payload
 
     def new_slot(self) -> DockerSlot:

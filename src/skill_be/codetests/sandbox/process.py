@@ -15,9 +15,11 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from skill_be.codetests import harness
+from skill_be.codetests.protocol import Request
 from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, identity
 
 NOTE = (
@@ -111,7 +113,6 @@ class ProcessSlot:
             raise SandboxError("the process runner is closed")
         works = self.settings.works
         folder = self.base(works[0]) if works else os.getcwd()
-        groups: list[int] | None = [] if self.uid is not None else None
         try:
             proc = subprocess.Popen(
                 [self.settings.node, str(self.sandbox.runner), "run"],
@@ -121,9 +122,6 @@ class ProcessSlot:
                 cwd=folder,
                 env=runner_environment(folder),
                 start_new_session=True,
-                user=self.uid,
-                group=self.uid,
-                extra_groups=groups,
             )
         except OSError as e:
             raise SandboxError(f"the test process could not start ({self.settings.node}: {e})") from None
@@ -132,6 +130,11 @@ class ProcessSlot:
 
     def base(self, work: Work) -> str:
         return str(self.sandbox.folder_of(work))
+
+    def prepare(self, request: Request, work: Work) -> Request:
+        weaken = self.settings.weaken
+        nproc = self.settings.pids if self.uid is not None else 0  # a per-uid limit needs a uid of its own
+        return replace(request, base=self.base(work), uid=self.uid, nproc=nproc, in_realm="realm" in weaken)
 
     def finished(self, work: Work, run: str) -> None:
         if self.uid is not None:
@@ -163,9 +166,9 @@ class ProcessSandbox:
         self.staged: Path | None = None
         self.runner = harness.RUNNER
         if self.drop:
-            from skill_be.codetests.sandbox.payload import stage
+            from skill_be.codetests.sandbox import payload
 
-            self.staged = stage(settings.works, tests_mode=0o755)
+            self.staged = payload.stage(settings.works, 0o755 if "tests" in settings.weaken else payload.TESTS_MODE)
             self.runner = self.staged / "h" / "runner.mjs"
             _reachable(settings.node)
 

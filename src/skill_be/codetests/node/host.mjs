@@ -1,0 +1,67 @@
+// The answer's own process. The runner (runner.mjs) starts it under the answers' uid where it can,
+// with the membrane's two FIFOs as fds 3 (in) and 4 (out), its output thrown away, and its
+// environment cut. It writes the answer into its run folder, loads it, and hands the exported fields
+// to the runner through the membrane; from then on it only serves the runner's requests. It decides
+// nothing: the tests and their verdicts stay in the runner's process, out of this one's reach.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createEndpoint } from './membrane.mjs';
+
+const parent = process.ppid;
+let started = false;
+
+const ep = createEndpoint({
+  readFd: 3,
+  writeFd: 4,
+  wakeFd: 3, // read-write: the runner opened it so
+  keepAlive: true,
+  peerAlive: () => process.ppid === parent,
+  onEvent: (ev) => {
+    if (ev.e === 'init' && !started) {
+      started = true;
+      load(String(ev.dir), String(ev.answer));
+    } else if (ev.e === 'gone') {
+      process.exit(0); // the runner is done, or gone: nothing left to serve
+    }
+  },
+});
+
+const report = (err) => {
+  try {
+    ep.event({ e: 'uncaught', error: ep.enc(err) });
+  } catch {}
+};
+process.on('uncaughtException', report);
+process.on('unhandledRejection', report);
+
+async function load(dir, answer) {
+  const file = join(dir, 'answer.mjs');
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(file, answer);
+  } catch (err) {
+    ep.event({ e: 'fatal', message: `the answer could not be written to ${dir}: ${err?.message ?? err}` });
+    return;
+  }
+  process.chdir(dir);
+  let ns;
+  try {
+    ns = await import(pathToFileURL(file).href);
+  } catch (err) {
+    ep.event({ e: 'load-error', error: ep.enc(err) });
+    return;
+  }
+  if (!('result' in ns)) {
+    ep.event({ e: 'load-error', noResult: true });
+    return;
+  }
+  const fields = [];
+  try {
+    for (const key of Object.keys(ns)) fields.push([key, ep.enc(ns[key])]);
+  } catch (err) {
+    ep.event({ e: 'load-error', error: ep.enc(err) });
+    return;
+  }
+  ep.event({ e: 'loaded', fields });
+}
