@@ -253,18 +253,27 @@ HEAVY = {"httpx", "jinja2", "docker", "asyncio"}
 
 
 @pytest.mark.parametrize(
-    "argv",
-    [["--help"], ["run", "--help"], ["verify"], ["verify", "--config", "skill-be.demo.yaml"]],
-    ids=["help", "run-help", "verify-with-checks", "verify-demo"],
+    ("example", "argv"),
+    [
+        ("durations", ["--help"]),
+        ("durations", ["run", "--help"]),
+        ("durations", ["verify"]),  # the TypeScript typecheck on
+        ("durations", ["verify", "--config", "skill-be.demo.yaml"]),  # checks off
+        ("py-money", ["verify"]),  # the Python presets
+    ],
+    ids=["help", "run-help", "verify-typescript-checks", "verify-no-checks", "verify-python-checks"],
 )
-def test_help_and_verify_import_nothing_heavy(argv: list[str]) -> None:
+def test_help_and_verify_import_nothing_heavy(example: str, argv: list[str]) -> None:
     """Start-up: --help and verify load no HTTP client, template engine, Docker SDK or asyncio."""
     import subprocess
     import sys
 
-    example = SRC.parent / "examples" / "durations"
     done = subprocess.run(
-        [sys.executable, "-c", _IMPORTED, *argv], cwd=example, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", _IMPORTED, *argv],
+        cwd=SRC.parent / "examples" / example,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     loaded = set(done.stdout.split())
