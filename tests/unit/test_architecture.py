@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("adapters", "checks", "codetests"),
     ("engine",),
     ("results",),
+    ("schema",),  # JSON Schemas generated from the file formats' models (project/, results/)
     ("reports",),
     ("commands", "github", "cli", "__main__"),
 )
@@ -279,3 +280,44 @@ def test_help_and_verify_import_nothing_heavy(example: str, argv: list[str]) -> 
     loaded = set(done.stdout.split())
     assert "skill_be" in loaded
     assert loaded & HEAVY == set()
+
+
+# Children are started through skill_be.proc. codetests/ supervises its sandboxed children itself;
+# the modules listed here still start children their own way and are being moved (the list shrinks).
+STARTS_CHILDREN_ITSELF: Mapping[str, str] = {
+    "skill_be.github.action": "issue 10: streams the command's output line by line through threads",
+}
+
+
+def starts_children(path: Path) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name == "subprocess" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module == "subprocess":
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in (
+            "create_subprocess_exec",
+            "create_subprocess_shell",
+            "killpg",
+        ):
+            return True
+    return False
+
+
+def test_child_processes_start_through_proc() -> None:
+    direct = {
+        name
+        for name, path in all_modules().items()
+        if name != "skill_be.proc" and not name.startswith("skill_be.codetests") and starts_children(path)
+    }
+    assert direct == set(STARTS_CHILDREN_ITSELF)
+
+
+def test_the_child_process_rule_sees_each_way_in(tmp_path: Path) -> None:
+    for text in ("import subprocess\n", "from subprocess import run\n", "import os\nos.killpg(1, 9)\n",
+                 "import asyncio\nasyncio.create_subprocess_exec('x')\n"):  # fmt: skip
+        (tmp_path / "m.py").write_text(text)
+        assert starts_children(tmp_path / "m.py"), text
+    (tmp_path / "m.py").write_text("import os\nos.kill(1, 0)\n")
+    assert not starts_children(tmp_path / "m.py")
