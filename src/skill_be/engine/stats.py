@@ -237,7 +237,7 @@ class ArmSample:
 def pooled_delta(base: ArmSample, skill: ArmSample, confidence: float = 0.95) -> Interval:
     """A scenario's delta (mean over its lines, with skill minus baseline) with an interval for
     answers whose criteria are correlated: each arm's Wilson interval at its effective sample size
-    with a Student-t quantile (df = answers - 1), combined as in Newcombe's hybrid. A scenario of one
+    with a Student-t quantile (df = both arms' answers - 2), combined as in Newcombe's hybrid. A scenario of one
     line gets that line's interval."""
     if base.n == 0 or skill.n == 0:
         return Interval(skill.mean - base.mean, -1.0, 1.0)
@@ -246,8 +246,8 @@ def pooled_delta(base: ArmSample, skill: ArmSample, confidence: float = 0.95) ->
         # One line: nothing to estimate about correlation, the interval is the line's own (Newcombe's).
         zb = zs = NormalDist().inv_cdf(upper)
     else:
-        zb = t_quantile(upper, max(base.n - 1, 1))
-        zs = t_quantile(upper, max(skill.n - 1, 1))
+        # The delta's variance is estimated from both arms' answers: df = answers in both - 2.
+        zb = zs = t_quantile(upper, max(base.n + skill.n - 2, 1))
     pb, ps = base.mean, skill.mean
     return _hybrid(pb, wilson_p(pb, base.effective_n(), zb), ps, wilson_p(ps, skill.effective_n(), zs))
 

@@ -120,7 +120,7 @@ def test_pooled_delta_by_hand() -> None:
     skill = ArmSample.of([[True, True]] * 4)
     assert skill.effective_n() == 8.0  # no spread: as many trials as lines
     iv = stats.pooled_delta(base, skill)
-    t = stats.t_quantile(0.975, 3)
+    t = stats.t_quantile(0.975, 6)  # df: 4 + 4 answers - 2
     lb, ub = stats.wilson_p(0.5, 6.0, t)
     ls, _ = stats.wilson_p(1.0, 8.0, t)
     assert iv.estimate == pytest.approx(0.5)
