@@ -258,8 +258,8 @@ def main(
         done = run_command([*base, inputs.command, *inputs.args], cwd, kid, redactor)
         checks_doc = None
     view, run_dir = build_view(inputs, ctx, cwd, config, done, checks_doc)
-    full = redactor(render(view))
-    report = (run_dir / "report.md") if run_dir else cwd / ".skill-be" / f"action-{inputs.command}-report.md"
+    full = redactor(render(view) + _skill_reports(view, run_dir))
+    report = _report_path(view, cwd, run_dir)
     try:
         report.parent.mkdir(parents=True, exist_ok=True)
         report.write_text(full, encoding="utf-8")
@@ -285,6 +285,27 @@ def main(
 
     publish(make_client, ctx, inputs, view, redactor, warn, lambda line: print(line, flush=True))
     return code
+
+
+def _skill_reports(view: GateView, run_dir: Path | None) -> str:
+    """After `run`, each skill's own Markdown report follows the gate's, in the job summary and file."""
+    if run_dir is None:
+        return ""
+    texts = []
+    for s in view.skills:
+        try:
+            texts.append((run_dir / f"{s.name}.md").read_text(encoding="utf-8"))
+        except OSError:
+            continue
+    return "".join(f"\n---\n\n{text.rstrip()}\n" for text in texts)
+
+
+def _report_path(view: GateView, cwd: Path, run_dir: Path | None) -> Path:
+    if run_dir is None:
+        return cwd / ".skill-be" / f"action-{view.command}-report.md"
+    names = {f"{s.name}.md" for s in view.skills}
+    name = next(n for n in ("action-report.md", "action-report-2.md", "action-report-3.md") if n not in names)
+    return run_dir / name
 
 
 def _json(lines: Sequence[str]) -> Any:

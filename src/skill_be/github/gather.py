@@ -91,6 +91,13 @@ def _blocking_from_gate(gate: Any) -> tuple[tuple[str, str], ...]:
     for z in gate.get("zero", []) or []:
         if isinstance(z, dict):
             out.append((str(z.get("scenario", "")), f'universal 0% with the skill: "{z.get("line", "")}"'))
+    for b in gate.get("blocks", []) or []:  # the evidence rule's blocks
+        if isinstance(b, dict):
+            out.append((str(b.get("scenario", "")), f'blocks on {b.get("model", "")}: "{b.get("line", "")}"'))
+    if gate.get("inconclusiveBlocks"):
+        for i in gate.get("inconclusive", []) or []:
+            if isinstance(i, dict):
+                out.append((str(i.get("scenario", "")), f'inconclusive on {i.get("model", "")}: "{i.get("line", "")}"'))
     for r in gate.get("regressions", []) or []:
         if isinstance(r, dict):
             out.append(
@@ -116,6 +123,15 @@ def _blocking_from_reasons(reasons: Sequence[str]) -> tuple[tuple[str, str], ...
 
 def _n(passed: Any, total: Any) -> str:
     return f"{passed}/{total}" if isinstance(passed, int) and isinstance(total, int) and total > 0 else ""
+
+
+def _counts(line: Mapping[str, Any], arm: str) -> str:
+    """summary.json's `counts`: {"baseline": [passed, total], "withSkill": [...]}, when present."""
+    counts = line.get("counts")
+    pair = counts.get(arm) if isinstance(counts, dict) else None
+    if isinstance(pair, list) and len(pair) == 2:
+        return _n(pair[0], pair[1])
+    return ""
 
 
 def _int(x: Any) -> int | None:
@@ -148,8 +164,8 @@ def tables_from_summary(skill: Mapping[str, Any]) -> tuple[ModelTable, ...]:
                         critical=bool(sc.get("critical")),
                         baseline=_int(x.get("baseline")),
                         with_skill=_int(x.get("withSkill")),
-                        baseline_n=_n(x.get("baselinePassed"), x.get("baselineTotal")),
-                        with_skill_n=_n(x.get("withSkillPassed"), x.get("withSkillTotal")),
+                        baseline_n=_counts(x, "baseline"),
+                        with_skill_n=_counts(x, "withSkill"),
                     )
                 )
     return tuple(ModelTable(label, tuple(rows)) for label, rows in per_model.items())
@@ -198,8 +214,22 @@ def tokens_of(doc: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
                     for g in o.get("gradings", []) or []:
                         if isinstance(g, dict):
                             add("grading", g.get("usage"))
-    order = ["baseline", "with skill", "grading"]
+    # Where summary.json has each skill's own token sums (estimated from characters when the adapter
+    # reports none), they replace the per-output sums of the two arms.
+    per_skill: list[dict[str, Any]] = [s["tokens"] for s in skills_of(doc) if isinstance(s.get("tokens"), dict)]
+    if per_skill:
+        for arm in ("baseline", "with skill"):
+            sums.pop(arm, None)
+        for tk in per_skill:
+            for key, arm in (("baseline", "baseline"), ("withSkill", "with skill")):
+                add(arm + (" (estimated)" if tk.get("estimated") else ""), tk.get(key))
+    order = ["baseline", "baseline (estimated)", "with skill", "with skill (estimated)", "grading"]
     return {k: (v[0], v[1]) for k, v in sorted(sums.items(), key=lambda kv: [*order, kv[0]].index(kv[0]))}
+
+
+def skills_of(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    skills = doc.get("skills")
+    return [s for s in skills.values() if isinstance(s, dict)] if isinstance(skills, dict) else []
 
 
 def skills_from_summary(
