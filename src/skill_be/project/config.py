@@ -6,20 +6,20 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project.files import read_text
 from skill_be.project.places import Places
-from skill_be.project.rules import MAX_TIMEOUT, PRESETS, REQUIRED, SANDBOXES
+from skill_be.project.rules import DEFAULT_RESULT_FILE, DEFAULT_RESULTS, MAX_TIMEOUT, PRESETS, REQUIRED, SANDBOXES
 from skill_be.project.where import Where
 from skill_be.project.yamlfile import load_yaml
 
 __all__ = ["MAX_TIMEOUT", "PRESETS", "REQUIRED", "SANDBOXES"]
 
 if TYPE_CHECKING:
-    from skill_be.project.models import AdapterEntryModel, ChecksModel, CodeTestsModel, GateModel
+    from pydantic import BaseModel
 
 DEFAULT_WITH_SKILL_TEMPLATE = """You have access to the following library. Use its APIs when writing the code.
 
@@ -129,107 +129,115 @@ def load_config(path: Path) -> Config:
     data = load_yaml(text, name)
     if data is None:
         raise ConfigError(f"{name}: is empty; it needs at least skills, evals, model and grader")
-    # Imported here: pydantic costs start-up time, and only a command that reads a config needs it.
-    from skill_be.project.models import ConfigModel
-    from skill_be.project.validation import validate
+    from skill_be.project.validation import checked
 
     places = Places(text, "yaml")
-    m = validate(ConfigModel, data, name, places)
+    d = checked("config", _model, data, name, places)
     path = Path(os.path.normpath(path.absolute()))  # `a/../b` shown and compared as `b`
     root = path.parent
     top = Where(name, places=places)
-    models = m.model if isinstance(m.model, list) else [m.model]
-    many = isinstance(m.model, list)
+    many = isinstance(d["model"], list)
+    entries = d["model"] if many else [d["model"]]
+    kw: dict[str, Any] = {}  # the keys the file sets; the others keep the records' defaults
+    for key, attr in (("reps", "reps"), ("gradings", "gradings"), ("concurrency", "concurrency"),
+                      ("timeoutSeconds", "timeout_seconds"), ("graderPrompt", "grader_prompt"),
+                      ("withSkillTemplate", "with_skill_template"), ("cache", "cache"), ("pricing", "pricing")):  # fmt: skip
+        if key in d:
+            kw[attr] = d[key]
+    kw["results"] = _resolve(root, d.get("results", DEFAULT_RESULTS))
+    kw["result_file"] = _resolve(root, d.get("resultFile", DEFAULT_RESULT_FILE))
+    if "tests" in d:
+        kw["tests"] = _resolve(root, d["tests"])
+    if "gate" in d:
+        kw["gate"] = _gate(d["gate"])
+    if "checks" in d:
+        kw["checks"] = _checks(d["checks"], root)
+    if "codeTests" in d:
+        kw["code_tests"] = _code_tests(d["codeTests"], root)
+    if d.get("triage", {}).get("model") is not None:
+        kw["triage_model"] = _entry(d["triage"]["model"], top.key("triage").key("model"))
     return Config(
         path=path,
         root=root,
         name=name,
-        skills=_resolve(root, m.skills),
-        evals=_resolve(root, m.evals),
-        models=tuple(_entry(e, top.key("model").index(i) if many else top.key("model")) for i, e in enumerate(models)),
-        grader=_entry(m.grader, top.key("grader")),
-        reps=m.reps,
-        gradings=m.gradings,
-        concurrency=m.concurrency,
-        timeout_seconds=m.timeout_seconds,
-        results=_resolve(root, m.results),
-        result_file=_resolve(root, m.result_file),
-        with_skill_template=m.with_skill_template or DEFAULT_WITH_SKILL_TEMPLATE,
-        grader_prompt=m.grader_prompt,
-        gate=_gate(m.gate),
-        checks=_checks(m.checks, root),
-        triage_model=_entry(m.triage.model, top.key("triage").key("model")) if m.triage and m.triage.model else None,
-        tests=_resolve(root, m.tests) if m.tests is not None else None,
-        code_tests=_code_tests(m.code_tests, root),
-        cache=m.cache,
-        pricing=m.pricing or {},
+        skills=_resolve(root, d["skills"]),
+        evals=_resolve(root, d["evals"]),
+        models=tuple(_entry(e, top.key("model").index(i) if many else top.key("model")) for i, e in enumerate(entries)),
+        grader=_entry(d["grader"], top.key("grader")),
         places=places,
+        **kw,
     )
+
+
+def _model() -> type[BaseModel]:
+    from skill_be.project.models import ConfigModel
+
+    return ConfigModel
 
 
 def _resolve(root: Path, value: str) -> Path:
     return Path(os.path.normpath(root / os.path.expanduser(value)))
 
 
-def _entry(m: AdapterEntryModel, where: Where) -> AdapterEntry:
-    settings = {"adapter": m.adapter, "id": m.id, **(m.model_extra or {})}
-    return AdapterEntry(adapter=m.adapter, id=m.id, settings=settings, where=where)
+def _label(value: object) -> str:
+    return value if isinstance(value, str) else str(value)  # `id: 4` in YAML is a label, not a number
 
 
-def _gate(m: GateModel | None) -> GateConfig:
-    if m is None:
-        return GateConfig()
-    return GateConfig(
-        regression_on_critical=m.regression_on_critical,
-        block_on_zero=m.block_on_zero,
-        block_on_errors=m.block_on_errors,
-        rule=m.rule,
-        margin=m.margin,
-        inconclusive=m.inconclusive,
-        top_up_reps=m.top_up_reps,
-    )
+def _entry(d: Mapping[str, Any], where: Where) -> AdapterEntry:
+    settings = {**d, "id": _label(d["id"])}
+    return AdapterEntry(adapter=d["adapter"], id=settings["id"], settings=settings, where=where)
 
 
-def _checks(m: ChecksModel | None, root: Path) -> ChecksConfig:
-    if m is None:
-        return ChecksConfig()
+def _gate(d: Mapping[str, Any]) -> GateConfig:
+    keys = {"regressionOnCritical": "regression_on_critical", "blockOnZero": "block_on_zero",
+            "blockOnErrors": "block_on_errors", "rule": "rule", "inconclusive": "inconclusive",
+            "topUpReps": "top_up_reps"}  # fmt: skip
+    kw: dict[str, Any] = {attr: d[key] for key, attr in keys.items() if key in d}
+    if "margin" in d:
+        kw["margin"] = float(d["margin"])
+    return GateConfig(**kw)
+
+
+def _checks(d: Mapping[str, Any], root: Path) -> ChecksConfig:
     typecheck: TypecheckConfig | bool | None
-    t = m.typecheck
+    t = d.get("typecheck")
     if t is None or isinstance(t, bool):
         typecheck = t  # None: the check picks its default; True: the default preset, switched on explicitly
     else:
         typecheck = TypecheckConfig(
-            preset=t.preset,
-            library=t.library,
-            preludes={k: _resolve(root, p) for k, p in (t.preludes or {}).items()},
-            blocking=t.blocking,
-            command=t.command,
-            mypy=t.mypy,
+            preset=t.get("preset"),
+            library=t.get("library"),
+            preludes={k: _resolve(root, p) for k, p in t.get("preludes", {}).items()},
+            blocking=t.get("blocking", True),
+            command=t.get("command"),
+            mypy=t.get("mypy", False),
         )
-    c = m.coverage
+    c = d.get("coverage")
     coverage = None
     if c is not None and c is not False:
         coverage = CoverageConfig(
-            preset=c.preset, entry=c.entry, ignore=tuple(c.ignore or ()), blocking=c.blocking, command=c.command
+            preset=c.get("preset"),
+            entry=c.get("entry"),
+            ignore=tuple(c.get("ignore", ())),
+            blocking=c.get("blocking", False),
+            command=c.get("command"),
         )
     return ChecksConfig(typecheck=typecheck, coverage=coverage)
 
 
-def _code_tests(m: CodeTestsModel | None, root: Path) -> CodeTestsConfig:
-    if m is None:
-        return CodeTestsConfig()
-    return CodeTestsConfig(
-        packages=_resolve(root, m.packages) if m.packages is not None else None,
-        packages_by_skill={k: _resolve(root, p) for k, p in (m.packages_by_skill or {}).items()},
-        test_timeout_seconds=m.test_timeout_seconds,
-        answer_timeout_seconds=m.answer_timeout_seconds,
-        allow=tuple(m.allow or ()),
-        sandbox=m.sandbox,
-        image=m.image,
-        memory_mb=m.memory_mb,
-        cpus=m.cpus,
-        pids=m.pids,
-    )
+def _code_tests(d: Mapping[str, Any], root: Path) -> CodeTestsConfig:
+    keys = {"testTimeoutSeconds": "test_timeout_seconds", "answerTimeoutSeconds": "answer_timeout_seconds",
+            "sandbox": "sandbox", "image": "image", "memoryMb": "memory_mb", "pids": "pids"}  # fmt: skip
+    kw: dict[str, Any] = {attr: d[key] for key, attr in keys.items() if key in d}
+    if "packages" in d:
+        kw["packages"] = _resolve(root, d["packages"])
+    if "packagesBySkill" in d:
+        kw["packages_by_skill"] = {k: _resolve(root, p) for k, p in d["packagesBySkill"].items()}
+    if "allow" in d:
+        kw["allow"] = tuple(d["allow"])
+    if "cpus" in d:
+        kw["cpus"] = float(d["cpus"])
+    return CodeTestsConfig(**kw)
 
 
 def check_named(config: Config) -> None:

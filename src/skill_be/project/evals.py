@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from skill_be.paths import shown
 from skill_be.project.files import read_text
 from skill_be.project.jsonfile import load_json
 from skill_be.project.places import Places
 from skill_be.project.rules import JS_RESERVED, MAX_DESCRIPTION, valid_file_name
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = ["JS_RESERVED", "MAX_DESCRIPTION", "EvalFile", "Scenario", "load_eval", "valid_file_name"]
 
@@ -47,9 +50,7 @@ def load_eval(path: Path) -> EvalFile:
     name = shown(path)
     text = read_text(path, what="eval file")
     data = load_json(text, name)
-    # Imported here: pydantic costs start-up time, and only a command that reads an eval file needs it.
-    from skill_be.project.models import EvalFileModel
-    from skill_be.project.validation import path_text, validate
+    from skill_be.project.validation import checked, path_text
 
     def label(loc: Sequence[str | int], key: str | None) -> str:
         """`scenarios[0] (id "split").criteria[1]`: a scenario with a valid id is named by it, except in
@@ -66,18 +67,24 @@ def load_eval(path: Path) -> EvalFile:
         return f'{head} (id "{sid}")' + text[len(head) :]
 
     places = Places(text, "json")
-    m = validate(EvalFileModel, data, name, places, label)
+    d = checked("eval", _model, data, name, places, label)
     scenarios = tuple(
         Scenario(
-            id=s.id,
-            prompt=s.prompt,
-            critical=s.critical,
-            criteria=tuple(s.criteria or ()),
-            output=tuple(s.output.items()) if s.output is not None else None,
+            id=s["id"],
+            prompt=s["prompt"],
+            critical=s.get("critical", False),
+            criteria=tuple(s.get("criteria", ())),
+            output=tuple(s["output"].items()) if "output" in s else None,
         )
-        for s in m.scenarios
+        for s in d["scenarios"]
     )
     return EvalFile(path=path, scenarios=scenarios, places=places)
+
+
+def _model() -> type[BaseModel]:
+    from skill_be.project.models import EvalFileModel
+
+    return EvalFileModel
 
 
 def _valid_id(data: object, i: int) -> str | None:

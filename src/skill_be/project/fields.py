@@ -131,7 +131,8 @@ def _mapping(value: object) -> object:
     return value
 
 
-Text = Annotated[str, Field(min_length=1), BeforeValidator(_text)]  # a string with something in it
+NOT_BLANK = {"pattern": r"\S"}  # for the published schema: `must not be empty` (the validator is _text)
+Text = Annotated[str, Field(min_length=1, json_schema_extra=NOT_BLANK), BeforeValidator(_text)]
 AnyText = Annotated[str, BeforeValidator(_any_text)]
 Flag = Annotated[bool, BeforeValidator(_flag)]
 PositiveNumber = Annotated[float, Field(gt=0), BeforeValidator(_positive_number)]

@@ -6,9 +6,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from skill_be.project.fields import (
+    NOT_BLANK,
     AnyText,
     Flag,
     MapOf,
@@ -23,6 +33,9 @@ from skill_be.project.fields import (
     fail,
 )
 from skill_be.project.rules import (
+    DEFAULT_RESULT_FILE,
+    DEFAULT_RESULTS,
+    FILE_NAME_TRAPS,
     IDENTIFIER,
     JS_RESERVED,
     MAX_DESCRIPTION,
@@ -54,9 +67,11 @@ class AdapterEntryModel(Strict):
     missing_hint = "an entry needs adapter and id"
 
     adapter: Text = Field(description="a built-in adapter (claude-cli, pi-cli, opencode-cli, command, ...) or a module")
-    id: Annotated[Text, BeforeValidator(_label, json_schema_input_type=str | int | float)] = Field(
-        description="the model id passed to the adapter (for command, a label)"
-    )
+    id: Annotated[
+        Text,
+        BeforeValidator(_label),
+        WithJsonSchema({"anyOf": [{"type": "string", "minLength": 1, **NOT_BLANK}, {"type": "number"}]}),
+    ] = Field(description="the model id passed to the adapter (for command, a label)")
 
 
 def _non_empty_entries(value: object) -> object:
@@ -77,7 +92,11 @@ class GateModel(Strict):
     block_on_zero: Flag = Field(True, alias="blockOnZero")
     block_on_errors: Flag = Field(True, alias="blockOnErrors")
     rule: choice(("strict", "evidence"), "value") = Field("strict")  # type: ignore[valid-type]
-    margin: PositiveNumber = Field(30.0, description="percentage points of harm that the evidence rule must rule out")
+    margin: PositiveNumber = Field(
+        30.0,
+        description="percentage points of harm that the evidence rule must rule out",
+        json_schema_extra={"maximum": 100},
+    )
     inconclusive: choice(("pass", "block"), "value") = Field("pass")  # type: ignore[valid-type]
     top_up_reps: PositiveInt() = Field(20, alias="topUpReps")  # type: ignore[valid-type]
 
@@ -93,6 +112,7 @@ _PRESET = choice(PRESETS, "preset", "use typescript or python, or set command fo
 
 
 class TypecheckModel(Strict):
+    model_config = ConfigDict(json_schema_extra={"not": {"required": ["preset", "command"]}})
     not_a_mapping = "must be false (off) or a mapping of settings"
 
     preset: _PRESET | None = None  # type: ignore[valid-type]
@@ -110,6 +130,12 @@ class TypecheckModel(Strict):
 
 
 class CoverageModel(Strict):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "not": {"required": ["preset", "command"]},
+            "anyOf": [{"required": ["entry"]}, {"required": ["command"]}],
+        }
+    )
     not_a_mapping = "must be false (off) or a mapping of settings with entry or command"
 
     preset: _PRESET | None = None  # type: ignore[valid-type]
@@ -180,10 +206,13 @@ class ConfigModel(Strict):
     gradings: PositiveInt() = 3  # type: ignore[valid-type]
     concurrency: PositiveInt() = 4  # type: ignore[valid-type]
     timeout_seconds: PositiveInt(MAX_TIMEOUT) = Field(120, alias="timeoutSeconds")  # type: ignore[valid-type]
-    results: Text = ".skill-be/results"
-    result_file: Text = Field("skill-be.result.json", alias="resultFile")
-    with_skill_template: Annotated[Text, Field(description="must contain {{skill}} and {{task}}")] | None = Field(
-        None, alias="withSkillTemplate"
+    results: Text = DEFAULT_RESULTS
+    result_file: Text = Field(DEFAULT_RESULT_FILE, alias="resultFile")
+    with_skill_template: Text | None = Field(
+        None,
+        alias="withSkillTemplate",
+        description="how the skill text and the task are put together; must contain {{skill}} and {{task}}",
+        json_schema_extra={"allOf": [{"pattern": r"\{\{skill\}\}"}, {"pattern": r"\{\{task\}\}"}]},
     )
     grader_prompt: Text | None = Field(None, alias="graderPrompt")
     gate: GateModel | None = None
@@ -237,11 +266,25 @@ def _file_name(value: str) -> str:
     return value
 
 
-Output = Annotated[dict[str, Annotated[str, Field(max_length=MAX_DESCRIPTION)]], BeforeValidator(_output)]
+Output = Annotated[
+    dict[str, Annotated[str, Field(min_length=1, max_length=MAX_DESCRIPTION, json_schema_extra=NOT_BLANK)]],
+    BeforeValidator(_output),
+    Field(
+        json_schema_extra={
+            "required": ["result"],
+            "propertyNames": {"pattern": IDENTIFIER.pattern, "not": {"enum": sorted(JS_RESERVED)}},
+        }
+    ),
+]
 
 
 class ScenarioModel(Strict):
-    id: Text = Field(description="a unique name for the scenario")
+    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["criteria"]}, {"required": ["output"]}]})
+
+    id: Text = Field(
+        description="a unique name for the scenario",
+        json_schema_extra={"maxLength": 200, "not": {"anyOf": [{"pattern": p} for p in FILE_NAME_TRAPS]}},
+    )
     prompt: Text = Field(description="the task given to the model")
     critical: Flag = False
     output: Output | None = Field(None, description="the exports the code tests are written against; needs result")
@@ -273,7 +316,7 @@ class EvalFileModel(Strict):
     schema_: AnyText | None = Field(None, alias="$schema", description="a JSON Schema for editors; ignored")
     skill: Any = None
     scenarios: Annotated[list[ScenarioModel], Field(min_length=1), BeforeValidator(_scenarios)] = Field(
-        description="a non-empty list of scenarios"
+        description="a non-empty list of scenarios", json_schema_extra={"x-uniqueKey": "id"}
     )
 
     @field_validator("scenarios")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+DEFAULT_RESULTS = ".skill-be/results"  # relative to the config file's folder
+DEFAULT_RESULT_FILE = "skill-be.result.json"
 MAX_TIMEOUT = 2147483  # seconds: the longest a Node timer holds, kept for compatibility
 
 REQUIRED = {
@@ -71,6 +73,18 @@ JS_RESERVED = frozenset(
 _BAD_FILE_CHARS = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
 # Names Windows keeps for devices, with or without an extension: a run folder cannot be called CON.
 _WINDOWS_DEVICES = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$", re.IGNORECASE)
+
+
+# The same rule as valid_file_name, as patterns for the published schema (no flags: JavaScript
+# engines read these too): a name matching any of them is refused.
+FILE_NAME_TRAPS = (
+    r"^\.\.?$",
+    _BAD_FILE_CHARS.pattern,
+    r"^\s",
+    r"\s$",
+    r"\.$",
+    r"^([cC][oO][nN]|[pP][rR][nN]|[aA][uU][xX]|[nN][uU][lL]|[cC][oO][mM][0-9]|[lL][pP][tT][0-9])(\..*)?$",
+)
 
 
 def valid_file_name(sid: str) -> bool:

@@ -5,15 +5,15 @@ mean "blocking"?)`. Never a pydantic dump."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from skill_be.errors import ConfigError
-from skill_be.project.fields import ERROR_TYPE
 from skill_be.project.places import Places
 
-M = TypeVar("M", bound=BaseModel)
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+M = TypeVar("M", bound="BaseModel")
 # Renders a location as the user reads it; gets the location and the key the error points at.
 Label = Callable[[Sequence[str | int], str | None], str]
 
@@ -30,7 +30,27 @@ def at_place(name: str, place: tuple[int, int] | None) -> str:
     return f"{name}:{place[0]}:{place[1]}" if place else name
 
 
+def checked(
+    fmt: str, model: Callable[[], type[BaseModel]], data: object, name: str, places: Places, label: Label | None = None
+) -> dict[str, Any]:
+    """The file's data once it is valid, keys as written, optional keys left out when absent or null.
+
+    Data that conforms to the format's published schema is valid as it is (the fast path, no
+    pydantic); anything else goes through the model (`model()` imports it), for its one-line error,
+    or for the value the model accepts where the schema is stricter."""
+    from skill_be.project.fastcheck import conforms
+
+    if conforms(fmt, data):
+        assert isinstance(data, dict)
+        return data
+    valid = validate(model(), data, name, places, label)
+    dumped: dict[str, Any] = valid.model_dump(by_alias=True, exclude_unset=True)
+    return dumped
+
+
 def validate(model: type[M], data: object, name: str, places: Places, label: Label | None = None) -> M:
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(data)
     except ValidationError as e:
@@ -43,6 +63,8 @@ def render(error: Any, name: str, places: Places, label: Label | None = None) ->
     loc = [p for p in error["loc"] if not (isinstance(p, str) and p.startswith("<") and p.endswith(">"))]
     loc += list(ctx.get("at") or ())
     key = ctx.get("key")
+    from skill_be.project.fields import ERROR_TYPE
+
     if error["type"] == ERROR_TYPE:
         what = str(ctx["message"])
     else:  # a check of pydantic's own, which the models should not leave to it

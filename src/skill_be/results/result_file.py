@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skill_be import __version__
 from skill_be.errors import ConfigError
@@ -15,6 +15,8 @@ from skill_be.project.jsonfile import load_json
 from skill_be.results.atomic import write_atomic
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from skill_be.engine.runner import SkillRun
 
 
@@ -82,44 +84,39 @@ def read_result_file(path: Path) -> ResultFile | None:
     name = shown(path)
     text = read_text(path, what="result file")
     data = load_json(text, name, _FIX)
-    # Imported here: pydantic costs start-up time, and only a command that reads the file needs it.
     from skill_be.project.places import Places
-    from skill_be.project.validation import validate
-    from skill_be.results.models import ResultFileModel
+    from skill_be.project.validation import checked
 
     try:
-        m = validate(ResultFileModel, data, name, Places(text, "json"))
+        d = checked("result", _model, data, name, Places(text, "json"))
     except ConfigError as e:
         raise ConfigError(f"{e}; {_FIX}") from None
-    return ResultFile(
-        version=m.skill_be_version,
-        skills={
-            k: ResultEntry(
-                date=e.date,
-                fingerprint=e.fingerprint,
-                ready=e.ready,
-                reasons=tuple(e.reasons),
-                models=tuple(e.models),
-                grader=e.grader,
-                scores=None
-                if e.scores is None
-                else tuple(
-                    Score(
-                        s.model,
-                        s.scenario,
-                        s.line,
-                        s.kind,
-                        s.critical,
-                        (s.baseline.passed, s.baseline.total),
-                        (s.with_skill.passed, s.with_skill.total),
-                    )
-                    for s in e.scores
-                ),
-                gate=e.gate,
-            )
-            for k, e in m.skills.items()
-        },
+    return ResultFile(version=d["skillBeVersion"], skills={k: _entry(e) for k, e in d["skills"].items()})
+
+
+def _model() -> type[BaseModel]:
+    from skill_be.results.models import ResultFileModel
+
+    return ResultFileModel
+
+
+def _entry(e: Mapping[str, Any]) -> ResultEntry:
+    scores = e.get("scores")
+    return ResultEntry(
+        date=e["date"],
+        fingerprint=e["fingerprint"],
+        ready=e["ready"],
+        reasons=tuple(e["reasons"]),
+        models=tuple(e["models"]),
+        grader=e["grader"],
+        scores=None if scores is None else tuple(_score(x) for x in scores),
     )
+
+
+def _score(x: Mapping[str, Any]) -> Score:
+    b, w = x["baseline"], x["withSkill"]
+    return Score(x["model"], x["scenario"], x["line"], x["kind"], x["critical"], (b["passed"], b["total"]),
+                 (w["passed"], w["total"]))  # fmt: skip
 
 
 def scores_of(run: SkillRun) -> tuple[Score, ...]:

@@ -12,28 +12,29 @@ from skill_be.project.files import read_text
 from skill_be.project.jsonfile import load_json
 
 if TYPE_CHECKING:
-    from skill_be.results.summary_models import SummaryModel
+    from pydantic import BaseModel
 
 FIX = 'run "skill-be run" again to write a new one, or delete that run folder'
 
 
-def load_summary(path: Path) -> tuple[SummaryModel, dict[str, Any]]:
-    """The validated model and the file's data (which every key the model names is checked in)."""
+def read_summary(path: Path) -> dict[str, Any]:
+    """summary.json's data, once it has passed the summary model: every key the model names is there
+    with its type (keys it does not name may be there too)."""
     name = shown(path)
     text = read_text(path, what="summary.json")
     data = load_json(text, name, FIX)
     from skill_be.project.places import Places
-    from skill_be.project.validation import validate
-    from skill_be.results.summary_models import SummaryModel
+    from skill_be.project.validation import checked
 
     try:
-        model = validate(SummaryModel, data, name, Places(text, "json"))
+        checked("summary", _model, data, name, Places(text, "json"))
     except ConfigError as e:
         raise ConfigError(f"{e}; {FIX}") from None
-    assert isinstance(data, dict)  # the model took it, so it is a mapping
-    return model, data
+    assert isinstance(data, dict)  # it passed, so it is a mapping
+    return data  # as written: the model's dump would drop the keys it does not name
 
 
-def read_summary(path: Path) -> dict[str, Any]:
-    """summary.json's data, once it has passed the summary model (for readers of plain data)."""
-    return load_summary(path)[1]
+def _model() -> type[BaseModel]:
+    from skill_be.results.summary_models import SummaryModel
+
+    return SummaryModel

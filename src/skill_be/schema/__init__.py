@@ -39,7 +39,24 @@ def model_of(name: str) -> Any:
 def generate(name: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one format, keys as the files spell them."""
     schema: dict[str, Any] = model_of(name).model_json_schema(by_alias=True, mode="validation")
-    return {"$schema": DIALECT, **schema}
+    return {"$schema": DIALECT, **_no_null(schema)}
+
+
+def _no_null(node: Any) -> Any:
+    """An optional key is written with its value or left out. skill-be also reads `key: null` as left
+    out, but the schema does not offer it: an editor suggests the value, and the fast path
+    (project/fastcheck.py) leaves that case to the model."""
+    if isinstance(node, list):
+        return [_no_null(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _no_null(v) for k, v in node.items()}
+    branches = out.get("anyOf")
+    if isinstance(branches, list) and {"type": "null"} in branches and out.get("default", 0) is None:
+        rest = [b for b in branches if b != {"type": "null"}]
+        del out["anyOf"], out["default"]
+        out = {**rest[0], **out} if len(rest) == 1 and not (set(rest[0]) & set(out)) else {"anyOf": rest, **out}
+    return out
 
 
 def text(name: str) -> str:
