@@ -126,7 +126,14 @@ class Seen:
 class FakeGitHub:
     """`with FakeGitHub() as gh:` serves on gh.url (http://127.0.0.1:PORT, plus base_path for GHES)."""
 
-    def __init__(self, token: str = "ghs_faketoken", base_path: str = "", repository: str = "Codertocat/Hello-World"):
+    def __init__(
+        self,
+        token: str = "ghs_faketoken",
+        base_path: str = "",
+        repository: str = "Codertocat/Hello-World",
+        host: str = "127.0.0.1",
+    ):
+        self.host = host  # another address only for a container on a Docker network (the e2e tests)
         self.token = token
         self.base_path = base_path.rstrip("/")
         self.repository = repository
@@ -168,12 +175,12 @@ class FakeGitHub:
     @property
     def url(self) -> str:
         assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}{self.base_path}"
+        return f"http://{self.host}:{self._server.server_address[1]}{self.base_path}"
 
     def __enter__(self) -> FakeGitHub:
         description()  # load before the first request, so no request waits on it
         _templates()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = ThreadingHTTPServer((self.host, 0), self._handler())
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
@@ -312,16 +319,12 @@ class FakeGitHub:
         page = int(query.get("page", ["1"])[0])
         last = max(1, -(-len(items) // per_page))
         links = []
-        base = f"http://127.0.0.1:{self._port()}{self.base_path}{path[len(self.base_path) :] if path.startswith(self.base_path) else path}"
+        base = f"{self.url}{path[len(self.base_path) :]}"
         if page < last:
             links.append(f'<{base}?per_page={per_page}&page={page + 1}>; rel="next"')
             links.append(f'<{base}?per_page={per_page}&page={last}>; rel="last"')
         headers = {"Link": ", ".join(links)} if links else {}
         return 200, headers, items[(page - 1) * per_page : page * per_page]
-
-    def _port(self) -> int:
-        assert self._server is not None
-        return int(self._server.server_address[1])
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self

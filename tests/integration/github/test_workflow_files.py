@@ -81,3 +81,11 @@ def test_every_input_is_read_and_every_output_written() -> None:
     code = (ROOT / "src" / "skill_be" / "github" / "action.py").read_text(encoding="utf-8")
     written = set(re.findall(r'^\s+"([a-z-]+)": ', code[code.index("def outputs(") :], re.MULTILINE))
     assert set(action["outputs"]) <= written
+
+
+def test_readme_documents_every_input_and_output() -> None:
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("<!-- section:action -->") : readme.index("<!-- /section:action -->")]
+    for name in [*action["inputs"], *action["outputs"]]:
+        assert f"| `{name}` |" in section, name
