@@ -9,6 +9,7 @@ command line runs in a copy of the project, which must be left exactly as it was
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -87,3 +88,26 @@ def test_bad_input(name: str, tmp_path: Path) -> None:
     assert lines[-1] == "" and len(lines) == 2, f"stderr must be one line, got: {done.stderr!r}"
     assert lines[0] == expected
     assert snapshot(project) == before
+
+
+# Errors about a whole file or about the command line, which have no line to point at.
+NO_PLACE = {
+    "config-is-folder",  # conf.d is a folder
+    "config-missing",  # nope.yaml does not exist
+    "result-file-is-folder",
+    "yaml-empty-file",
+    "yaml-only-comments",
+    "run-named-skill-without-eval-file",  # a skill named on the command line
+    "run-named-skill-without-skill-md",
+    "layout-test-file-for-no-scenario",  # about a test file's name, not its contents
+    "layout-test-file-for-scenario-without-output",
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_every_error_in_a_file_names_its_line(name: str) -> None:
+    """`file:line:column: ...` (`file:line: ...` for bytes that are not UTF-8): the place is part of the
+    one format of every error about the inside of a config, eval, result or SKILL.md file."""
+    line = (CORPUS / name / "expected.txt").read_text(encoding="utf-8").rstrip("\n")
+    placed = re.match(r"^[^\s:]+:\d+(:\d+)?: ", line) is not None
+    assert placed != (name in NO_PLACE), line

@@ -399,3 +399,17 @@ def test_a_control_character_is_one_line(tmp_path: Path, monkeypatch: pytest.Mon
     assert error_of(tmp_path, MINIMAL + "graderPrompt: a\x06b\n", monkeypatch) == (
         "skill-be.yaml: invalid YAML (the control character U+0006 is not allowed); remove it"
     )
+
+
+def test_the_models_defaults_are_the_records_defaults() -> None:
+    """The fast path leaves out what a file leaves out, so the records' defaults must be the models'."""
+    from skill_be.project.config import Config
+    from skill_be.project.models import CodeTestsModel, ConfigModel, GateModel
+
+    pairs = [(GateModel, GateConfig._field_defaults), (CodeTestsModel, CodeTestsConfig._field_defaults)]
+    pairs.append((ConfigModel, {k: v for k, v in Config._field_defaults.items() if k in ConfigModel.model_fields}))
+    for model, defaults in pairs:
+        for name, field in model.model_fields.items():
+            if name in defaults and field.default is not None and not isinstance(defaults[name], Path):
+                assert field.default == defaults[name], (model.__name__, name)
+    assert CodeTestsModel.model_fields["sandbox"].default == CodeTestsConfig().sandbox == "auto"
