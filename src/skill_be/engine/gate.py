@@ -229,7 +229,7 @@ class Levels:
                 lineLevel=round(self.line_level, 6),
                 zeroThreshold=self.zero_threshold,
                 margin=self.margin,
-                inconclusive=self.inconclusive,
+                onInconclusive=self.inconclusive,
             )
         return doc
 

@@ -148,8 +148,8 @@ def _why(s: Mapping[str, Any]) -> list[dict[str, str]]:
             {
                 "kind": "note",
                 "text": f"rule: evidence (a false block under {gate.get('alpha')} one-sided; "
-                f"harm margin {gate.get('margin')}pp; "
-                f"gate.inconclusive: {gate.get('inconclusive')})",
+                f"harm margin {gate.get('margin', 0):g}pp; "
+                f"gate.inconclusive: {gate.get('onInconclusive')})",
             }
         )
     return out

@@ -242,3 +242,20 @@ def test_passed_tests_each_on_their_own_line(page: str, tmp_path: Path) -> None:
     """The page used to run passed tests together on one line: each test is its own block now."""
     assert re.search(r'<div class="pass">✓ splits evenly</div>\s*<div class="pass">✓ keeps the total</div>', page)
     assert '<div class="message muted">Expected RangeError\n  at t.ts:12</div>' in page
+
+
+def test_evidence_notes_and_top_up_are_on_the_page(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO))
+    from tests.e2e.run.helpers import run
+    from tests.e2e.run.test_evidence_gate import BOTH, NONE, counted_project
+
+    root = counted_project(
+        tmp_path, [BOTH, BOTH, NONE], [BOTH, NONE, NONE], reps=3, gate={"rule": "evidence", "topUpReps": 5}
+    )
+    r = run(root, "run", "--html", "--top-up")
+    assert r.code == 0, r.stderr
+    page = (r.run_dir() / "results.html").read_text()
+    assert "top-up: split / m1 from 3 to 5 reps" in page
+    assert "inconclusive: split / m1 — the scenario&#39;s mean:" in page
+    assert "rule: evidence (a false block under 0.05 one-sided; harm margin 30pp; gate.inconclusive: pass)" in page
+    assert overflows(page, tmp_path, 420) == []
