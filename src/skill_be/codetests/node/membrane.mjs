@@ -138,6 +138,7 @@ export function createEndpoint({ readFd, writeFd, wakeFd, onEvent, peerAlive = (
   let seq = 0;
   let gone = null; // why the other side can no longer answer
   const replies = new Map();
+  const pending = new Set(); // ids of my requests still waiting: a reply to any other id is dropped
   const settlers = new Map(); // their promise id -> {resolve, reject}
   const exported = new Map(); // my id -> my value
   const exportId = new Map(); // my value -> my id
@@ -184,7 +185,7 @@ export function createEndpoint({ readFd, writeFd, wakeFd, onEvent, peerAlive = (
     }
     if (msg === null || typeof msg !== 'object') return;
     if (msg.k === 'ret') {
-      if (typeof msg.id === 'number') replies.set(msg.id, msg);
+      if (pending.has(msg.id) && !replies.has(msg.id)) replies.set(msg.id, msg);
     } else if (msg.k === 'settle') {
       const s = settlers.get(msg.p);
       if (!s) return;
@@ -236,10 +237,16 @@ export function createEndpoint({ readFd, writeFd, wakeFd, onEvent, peerAlive = (
   function request(msg) {
     if (gone) throw new PeerGone(gone);
     const id = ++seq;
-    send({ ...msg, id });
-    wait(() => replies.has(id));
-    const r = replies.get(id);
-    replies.delete(id);
+    pending.add(id);
+    let r;
+    try {
+      send({ ...msg, id });
+      wait(() => replies.has(id));
+      r = replies.get(id);
+    } finally {
+      pending.delete(id);
+      replies.delete(id);
+    }
     const value = dec(r.v);
     if (r.ok === true) return value;
     throw value;

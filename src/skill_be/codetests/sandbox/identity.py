@@ -12,6 +12,7 @@ import grp
 import os
 import pwd
 import random
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -82,6 +83,27 @@ def processes_of(uid: int) -> list[int]:
                         pids.append(int(status.parent.name))
                     break
     return pids
+
+
+# Where any user may write, on most systems: what an answer leaves there is removed after it.
+SHARED_PLACES = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
+
+
+def sweep(uid: int, places: tuple[Path, ...]) -> None:
+    """Remove every entry `uid` owns directly in each of `places` (the answers' shared folders)."""
+    for place in places:
+        try:
+            entries = list(os.scandir(place))
+        except OSError:
+            continue
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
 
 
 def kill_all(uid: int, give_up_s: float = 5.0) -> bool:

@@ -138,8 +138,11 @@ class ProcessSlot:
 
     def finished(self, work: Work, run: str) -> None:
         if self.uid is not None:
-            # What the answer started, detached or not, dies with it: every process of its uid.
+            # What the answer started, detached or not, dies with it: every process of its uid; then
+            # what it left where it could write goes too.
             identity.kill_all(self.uid)
+            runs = self.sandbox.folder_of(work) / "runs"
+            identity.sweep(self.uid, (runs, *map(Path, identity.SHARED_PLACES)))
         shutil.rmtree(self.sandbox.folder_of(work) / "runs" / run, ignore_errors=True)
 
     def retire(self) -> None:
