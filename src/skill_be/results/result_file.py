@@ -110,6 +110,7 @@ def _entry(e: Mapping[str, Any]) -> ResultEntry:
         models=tuple(e["models"]),
         grader=e["grader"],
         scores=None if scores is None else tuple(_score(x) for x in scores),
+        gate=e.get("gate"),
     )
 
 

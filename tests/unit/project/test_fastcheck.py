@@ -114,10 +114,12 @@ def test_both_paths_read_the_same_result_file(monkeypatch: pytest.MonkeyPatch, t
     entry = {"date": "2026-11-30", "fingerprint": "f" * 64, "ready": False, "reasons": ["x"], "models": ["m"],
              "grader": "", "scores": [{"model": "m", "scenario": "s", "line": "l", "kind": "test", "critical": False,
                                         "baseline": {"passed": 0, "total": 3}, "withSkill": {"passed": 3, "total": 3}}]}  # fmt: skip
+    entry["gate"] = {"rule": "evidence", "zero": "block"}
     path.write_text(json.dumps({"skillBeVersion": "1.0.0", "skills": {"a": entry}}))
     fast = read_result_file(path)
     slow(monkeypatch)
     assert read_result_file(path) == fast and fast is not None and fast.skills["a"].scores
+    assert fast.skills["a"].gate == {"rule": "evidence", "zero": "block"}
 
 
 # Mutations: each turns a valid value into one a careless edit could leave behind.
