@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +141,39 @@ def test_shard_usage_errors(tmp_path: Path) -> None:
     dry = run(root, "run", "--dry-run", "--shard", "1/2")
     m = re.search(r"Total: (\d+) generations", dry.stdout)
     assert dry.code == 0 and m and int(m.group(1)) < 2 * 4 * 2 * 3
+
+
+# money's scenarios hang: the shard finishes dates (first by name), then waits on money
+SLOW_MONEY = COUNTING_MODEL.replace(
+    'if "FAIL" in task:', 'if "bill" in task or "cost" in task:\n    import time; time.sleep(60)\nif "FAIL" in task:'
+)
+
+
+def test_an_interrupted_shard_is_refused_by_merge(tmp_path: Path) -> None:
+    root = project(tmp_path, skills=SKILLS, model=SLOW_MONEY, grader=COUNTING_GRADER)
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "skill_be", "run", "--shard", "1/1"],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        shard_files: list[Path] = []
+        while time.monotonic() < deadline and not shard_files:  # dates (first by name) is done
+            shard_files = list((root / ".skill-be" / "results").glob("*/shard.json"))
+            time.sleep(0.1)
+        assert shard_files, "the shard never wrote shard.json after its first skill"
+        os.killpg(p.pid, signal.SIGINT)
+        assert p.wait(timeout=30) == 130
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    folder = shard_files[0].parent
+    assert json.loads(shard_files[0].read_text())["complete"] is False
+    r = run(root, "merge", str(folder))
+    assert r.code == 2 and "shard 1/1 was interrupted before it finished; run it again" in r.stderr
