@@ -67,11 +67,11 @@ def coverage_plan(config: Config) -> CoveragePlan | None:
 
 
 def typecheck_where(config: Config) -> Where:
-    return Where(config.name, "checks.typecheck")
+    return config.where("checks", "typecheck")  # with the file's places: errors name their line
 
 
 def coverage_where(config: Config) -> Where:
-    return Where(config.name, "checks.coverage")
+    return config.where("checks", "coverage")
 
 
 def nearest_package_name(start: Path) -> str | None:

@@ -208,5 +208,5 @@ def test_coverage_command_that_fails_is_a_config_error(
     with pytest.raises(ConfigError) as e:
         collect(load_project(config), lambda _: None)
     assert str(e.value) == (
-        "skill-be.yaml: checks.coverage.command: failed (exit code 1): no module tiny_money; fix the command"
+        "skill-be.yaml:13:14: checks.coverage.command: failed (exit code 1): no module tiny_money; fix the command"
     )

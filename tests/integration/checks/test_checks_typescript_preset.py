@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -233,7 +234,9 @@ def test_a_bad_check_setting_is_a_config_error(
     monkeypatch.chdir(config.parent)
     with pytest.raises(ConfigError) as e:
         validate_checks(load_project(config), lambda _: None)
-    assert str(e.value).startswith(expected)
+    placed = re.match(r"^skill-be\.yaml:\d+:\d+: ", str(e.value))  # the setting's line and column
+    assert placed, str(e.value)
+    assert str(e.value).replace(placed.group(0), "skill-be.yaml: ", 1).startswith(expected)
     assert "\n" not in str(e.value)
 
 
