@@ -381,3 +381,37 @@ def test_huge_and_hostile_values_fail_with_bounded_messages(box: Box, trick: str
         assert len(r.message or "") <= 2100, (r.name, len(r.message or ""))
     assert len(json.dumps(run.to_json())) < 20_000
     box.honest_answer_gets_its_true_result()
+
+
+# ---- 7. the kernel surface (Docker's seccomp profile) ---------------------------------------------
+
+# perl (in the image) makes raw system calls: io_uring_setup, keyctl, socket(AF_VSOCK), socket(AF_PACKET),
+# mq_open, ptrace; each prints its number and "e<errno>" or "r<result>".
+SYSCALLS = (
+    "for my $c ([425,8,0],[250,0,0,0],[41,40,1,0],[41,17,3,0],[240,0,0,0,0],[101,16,1,0,0]) "
+    '{ $! = 0; my @a = @$c; my $n = shift @a; my $r = syscall($n, @a); print $n, ":", ($r == -1 ? "e".($!+0) : "r$r"), " " }'
+)
+KERNEL = f"""import {{ execFileSync }} from 'node:child_process';
+export const secret = execFileSync('perl', ['-e', {json.dumps(SYSCALLS)}], {{ encoding: 'utf8' }}).trim();
+export const result = () => 0;
+"""
+
+
+def syscalls_seen(box: Box) -> str:
+    run = box.run(KERNEL)
+    message = str(run.results[3].message)
+    return message.split("+ '")[1].split("'")[0]
+
+
+def test_docker_s_seccomp_profile_refuses_what_model_code_never_needs(tmp_path_factory: pytest.TempPathFactory) -> None:
+    for box in open_box(tmp_path_factory.mktemp("seccomp"), "docker", frozenset()):
+        assert syscalls_seen(box) == "425:e1 250:e1 41:e1 41:e1 240:e1 101:e1"
+        box.honest_answer_gets_its_true_result()
+
+
+def test_control_with_the_engine_s_default_profile_io_uring_and_vsock_get_through(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    for box in open_box(tmp_path_factory.mktemp("no-seccomp"), "docker", frozenset({"seccomp"})):
+        seen = syscalls_seen(box).split()
+        assert seen[0] != "425:e1" and seen[2] != "41:e1", seen  # io_uring_setup, socket(AF_VSOCK) reached

@@ -110,6 +110,7 @@ def test_the_container_is_locked_down(box: Sandboxed) -> None:
     assert host["ReadonlyRootfs"] is True
     assert host["CapDrop"] == ["ALL"] and sorted(host["CapAdd"]) == sorted(CAPABILITIES)
     assert host["SecurityOpt"][0] == "no-new-privileges"
+    assert host["SecurityOpt"][1].startswith("seccomp=") and "io_uring_setup" not in host["SecurityOpt"][1]
     assert host["PidsLimit"] == 64
     assert host["Memory"] == 256 * 1024 * 1024 and host["MemorySwap"] == 256 * 1024 * 1024
     assert host["NanoCpus"] == 1_000_000_000
