@@ -12,9 +12,8 @@ import shutil
 import signal
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     import asyncio
@@ -25,8 +24,7 @@ MAX_OUTPUT = 16 * 1024 * 1024  # bytes kept of each stream; the rest is read and
 LineWatcher = Callable[[str, bytes], bool]
 
 
-@dataclass(frozen=True)
-class ProcessResult:
+class ProcessResult(NamedTuple):  # not a dataclass: verify imports this, and dataclass creation costs ~10 ms
     returncode: int  # -9 when it was killed at its time limit
     stdout: bytes
     stderr: bytes

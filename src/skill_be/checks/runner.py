@@ -4,9 +4,8 @@ need it, then each check's result. The kinds (presets, `command`) are in checks/
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skill_be.checks import CheckOutcome, Problem
 from skill_be.checks.kinds import CoverageJob, HelperRequest, TypecheckJob, files_payload, kind
@@ -20,8 +19,7 @@ if TYPE_CHECKING:
 TS_SUFFIXES = (".ts", ".mts", ".cts", ".tsx")
 
 
-@dataclass(frozen=True)
-class Prepared:
+class Prepared(NamedTuple):  # NamedTuples, not dataclasses, on verify's path (start-up time)
     """The checks of a project, with every setting they name checked, as jobs."""
 
     typecheck: TypecheckPlan | None
@@ -36,11 +34,9 @@ class Prepared:
         return [*jobs, files_payload(self.test_files)] if self.test_files else jobs
 
 
-@dataclass(frozen=True)
-class Collected:
+class Collected(NamedTuple):
     outcomes: list[CheckOutcome]
     coverage_names: list[str] | None = None  # the API names coverage read, before `ignore`
-    warnings: list[str] = field(default_factory=list)
 
 
 def code_test_files(project: Project) -> list[Path]:
@@ -74,7 +70,7 @@ def prepare(project: Project, warn: Callable[[str], None], *, parse_tests: bool 
     from skill_be.checks.typescript import find_typescript
 
     # Found (or installed) now, so a missing Node stops the command before anything runs.
-    return replace(prepared, typescript=find_typescript(project.config.root, warn))
+    return prepared._replace(typescript=find_typescript(project.config.root, warn))
 
 
 def _helper(p: Prepared) -> dict[str, Any]:
@@ -124,7 +120,7 @@ def coverage_names(project: Project, warn: Callable[[str], None]) -> list[str] |
     p = prepare(project, warn)
     if p.coverage_job is None:
         return None
-    only = replace(p, typecheck_job=None, test_files=())  # the helper need not typecheck for this
+    only = p._replace(typecheck_job=None, test_files=())  # the helper need not typecheck for this
     return p.coverage_job.names(project, _answer(p.coverage_job.helper, _helper(only)))
 
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from skill_be.checks import Problem
 from skill_be.checks.kinds import Warn
@@ -39,8 +38,7 @@ def _cannot_start(where: Where, argv: list[str], e: StartFailed) -> Exception:
     return where.error(f'cannot start "{argv[0]}" ({e.why}); fix the command line')
 
 
-@dataclass(frozen=True)
-class Typecheck:
+class Typecheck(NamedTuple):
     argv: tuple[str, ...]
     helper: None = None
 
@@ -72,8 +70,7 @@ class Typecheck:
         return problems
 
 
-@dataclass(frozen=True)
-class Coverage:
+class Coverage(NamedTuple):
     argv: tuple[str, ...]
     helper: None = None
     exact: bool = True  # the command's names are matched exactly as printed

@@ -4,9 +4,8 @@ public API, read statically, is what coverage counts. No Node helper."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from skill_be.checks import Problem
 from skill_be.checks.kinds import Warn
@@ -15,8 +14,7 @@ from skill_be.project.config import CoverageConfig, TypecheckConfig
 from skill_be.project.loader import Project
 
 
-@dataclass(frozen=True)
-class Typecheck:
+class Typecheck(NamedTuple):
     settings: TypecheckConfig | None
     helper: None = None
 
@@ -26,8 +24,7 @@ class Typecheck:
         return python_problems(project, self.settings)
 
 
-@dataclass(frozen=True)
-class Coverage:
+class Coverage(NamedTuple):
     module: Path
     helper: None = None
     exact: bool = False

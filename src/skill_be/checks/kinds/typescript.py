@@ -4,9 +4,8 @@ and the library entry's exports are its API (coverage). Both are jobs for the No
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from skill_be.checks import Problem
 from skill_be.checks.kinds import HelperRequest, Warn
@@ -22,22 +21,19 @@ from skill_be.project.config import CoverageConfig, TypecheckConfig
 from skill_be.project.loader import Project
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     code: str
     line: int  # in SKILL.md
 
 
-@dataclass(frozen=True)
-class SkillBlocks:
+class SkillBlocks(NamedTuple):
     name: str
     dir: Path
     prelude: Path | None
     blocks: tuple[Block, ...]
 
 
-@dataclass(frozen=True)
-class TypecheckRequest:
+class TypecheckRequest(NamedTuple):
     """The helper's `typecheck` job: every ts block of every skill, with its SKILL.md line."""
 
     root: Path
@@ -63,8 +59,7 @@ class TypecheckRequest:
         return {"root": str(self.root), "library": lib, "skills": skills}
 
 
-@dataclass(frozen=True)
-class Typecheck:
+class Typecheck(NamedTuple):
     request: TypecheckRequest
 
     @property
@@ -90,8 +85,7 @@ class Typecheck:
         return problems
 
 
-@dataclass(frozen=True)
-class Coverage:
+class Coverage(NamedTuple):
     root: Path
     entry: Path
     exact: bool = False
