@@ -32,6 +32,8 @@ IMAGE = f"skill-be:{__version__}"
 TOKEN = "ghs_E2EcanaryToken0123456789"
 PR = pull_request_event()["number"]
 HEAD_SHA = pull_request_event()["pull_request"]["head"]["sha"]
+# The first test may (re)build the image: .ci/steps/40-docker.sh takes minutes after a source change.
+pytestmark = pytest.mark.timeout(1800)
 
 
 def docker(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

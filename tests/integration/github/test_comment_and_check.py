@@ -146,3 +146,17 @@ def webhook_push() -> dict[str, object]:
     from tests.support.fake_github import webhook_examples
 
     return webhook_examples("push")[0]
+
+
+def test_a_config_error_exits_2_and_still_reports(
+    workspace: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = workspace / "signup" / "skill-be.demo.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("reps: 2", "reps: two"), encoding="utf-8")
+    ran = run_action(runner_env(workspace, fake, fail_on_not_ready="false"), capsys)
+    assert ran.code == 2
+    assert ran.outputs["result"] == "error" and ran.outputs["ready"] == "false"
+    (c,) = fake.comments_on(PR)
+    assert "skill-be verify in `signup`: error" in c["body"] and "reps" in c["body"]
+    (run,) = fake.check_runs.values()
+    assert run["conclusion"] == "failure" and run["output"]["title"].startswith("error: ")
