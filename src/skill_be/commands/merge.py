@@ -25,7 +25,7 @@ from skill_be.engine.pricing import skill_costs
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.topup import settle
-from skill_be.errors import UsageError
+from skill_be.errors import ConfigError, UsageError
 from skill_be.paths import shown
 from skill_be.project.loader import load_project
 from skill_be.reports.markdown import Header
@@ -103,7 +103,12 @@ async def _merge(config_path: Path, dirs: list[Path], junit_arg: str | None) -> 
         for d in done:
             tests.update(d.get("tests") or {})
         lines = [ScenarioLines(sc, tuple(tests.get(sc.id, ()))) for sc in skill.evals.scenarios]
-        outputs = [output_from(o) for d in done for o in d.get("outputs") or ()]
+        try:
+            outputs = [output_from(o) for d in done for o in d.get("outputs") or ()]
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ConfigError(
+                f"{skill.name}: an output in one of the shards' shard.json cannot be read ({e!r}); run the shards again"
+            ) from None
         models = [Label(label) for label in labels]
         scores, gate = await settle(lines, models, outputs, config.gate, reps, False, _nothing)
         run = SkillRun(skill, lines, outputs, scores, gate, max(float(d.get("seconds") or 0) for d in done))

@@ -189,7 +189,13 @@ async def _regrade(config_path: Path, names: list[str], run: str | None, junit_a
     models = [Model(str(m["label"]), NotCalled(str(m["label"]), m)) for m in models_meta]
     answers: dict[OutputKey, Call] = {}
     for skill in kept:
-        answers.update(stored_answers(earlier_path, skill.name, earlier["skills"][skill.name]))
+        try:
+            answers.update(stored_answers(earlier_path, skill.name, earlier["skills"][skill.name]))
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ConfigError(
+                f"{shown(earlier_path / 'summary.json')}: skills.{skill.name}: an output cannot be read ({e!r}); "
+                "pass --run with another run folder"
+            ) from None
     scale = RunScale(graded_project, cache_on=False)
     started = datetime.now().astimezone()
     graded = any(sc.criteria for s in kept for sc in s.evals.scenarios)

@@ -18,7 +18,7 @@ from skill_be.engine.cache import CachedCalls, ResponseCache, adapter_identity, 
 from skill_be.engine.pricing import Caller, PlanCount, Price, dry_run_lines, parse_pricing, plan_skill, skill_costs
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import Engine, Model, Settings, SkillRun
-from skill_be.errors import UsageError
+from skill_be.errors import ConfigError, UsageError
 from skill_be.paths import shown
 from skill_be.project.config import Config
 from skill_be.project.loader import Project
@@ -91,7 +91,13 @@ def junit_path(text: str | None) -> Path | None:
 def write_junit(path: Path, skills: object) -> Path:
     from skill_be.reports.junit import junit_xml  # only when asked: keeps the XML code off run's path
 
-    write_atomic(path, junit_xml(skills if isinstance(skills, dict) else {}))
+    try:
+        write_atomic(path, junit_xml(skills if isinstance(skills, dict) else {}))
+    except OSError as e:
+        raise ConfigError(
+            f"{shown(path)}: cannot write the JUnit file ({e.strerror or e}); the run folder is written, "
+            "pass --junit a file in a folder you can write"
+        ) from None
     return path
 
 

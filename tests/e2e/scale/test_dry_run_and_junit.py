@@ -125,3 +125,11 @@ def test_a_dry_run_with_top_up_says_the_most_it_could_make(tmp_path: Path) -> No
     assert calls(root) == {}
     assert run(root, "run", "--top-up").code in (0, 1)
     assert 8 <= sum(calls(root).values()) <= 20
+
+
+def test_a_junit_file_that_cannot_be_written_is_one_line_after_the_run(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    r = run(root, "run", "--junit", "skill-be.yaml/out.xml")
+    assert r.code == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith("skill-be.yaml/out.xml: cannot write the JUnit file (")
+    assert (r.run_dir() / "summary.json").is_file()

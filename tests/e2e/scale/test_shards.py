@@ -177,3 +177,14 @@ def test_an_interrupted_shard_is_refused_by_merge(tmp_path: Path) -> None:
     assert json.loads(shard_files[0].read_text())["complete"] is False
     r = run(root, "merge", str(folder))
     assert r.code == 2 and "shard 1/1 was interrupted before it finished; run it again" in r.stderr
+
+
+def test_a_damaged_shard_file_is_one_line(tmp_path: Path) -> None:
+    root = make(tmp_path)
+    (only,) = shard_runs(root, 1)
+    doc = json.loads((only / "shard.json").read_text())
+    del doc["skills"]["money"]["outputs"][0]["gradings"]
+    (only / "shard.json").write_text(json.dumps(doc))
+    r = run(root, "merge", str(only))
+    assert r.code == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "money: an output in one of the shards' shard.json cannot be read" in r.stderr
