@@ -37,7 +37,7 @@ def conforms(name: str, data: object) -> bool:
     root = schema(name)
     try:
         return _ok(root, data, root)
-    except _Unknown:
+    except (_Unknown, RecursionError):  # RecursionError: a YAML anchor that contains itself
         return False
 
 
