@@ -413,3 +413,8 @@ def test_the_models_defaults_are_the_records_defaults() -> None:
             if name in defaults and field.default is not None and not isinstance(defaults[name], Path):
                 assert field.default == defaults[name], (model.__name__, name)
     assert CodeTestsModel.model_fields["sandbox"].default == CodeTestsConfig().sandbox == "auto"
+
+
+def test_a_list_that_contains_itself_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    message = error_of(tmp_path, MINIMAL + "codeTests:\n  allow: &a [x, *a]\n", monkeypatch)
+    assert message == "skill-be.yaml: codeTests.allow[1]: must be a string, not a list"
