@@ -15,7 +15,7 @@ from pathlib import Path
 
 from skill_be.checks import CheckOutcome, run_checks, validate_checks
 from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
-from skill_be.commands.common import result_line, warn
+from skill_be.commands.common import warn
 from skill_be.commands.run_files import RunFiles
 from skill_be.commands.scale import RunScale, dry_run, junit_path, write_junit, written_with
 from skill_be.engine.gate import ScenarioLines
@@ -24,6 +24,7 @@ from skill_be.engine.runner import Engine, Settings
 from skill_be.engine.topup import check_top_up
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill, load_project
+from skill_be.reports.closing import run_closing
 from skill_be.reports.markdown import Header
 from skill_be.reports.progress import Progress
 from skill_be.results.result_file import ResultEntry, read_result_file
@@ -172,20 +173,9 @@ async def benchmark(project: Project, engine: Engine, files: RunFiles, progress:
 def closing(
     project: Project, results: Mapping[str, ResultEntry], outcomes: Sequence[CheckOutcome], written: Sequence[Path]
 ) -> int:
-    """The closing lines: each skill's verdict, the checks, the files written, the Result line."""
+    """Print the closing lines (reports/closing.py); 1 when anything blocks."""
     ready = {s.name: results[s.name].ready for s in project.skills}
-    lines = ["Skills:", *(f"  {name}: {'READY' if ok else 'NOT READY'}" for name, ok in ready.items())]
-    blockers: list[str] = []
-    not_ready = [name for name, ok in ready.items() if not ok]
-    if not_ready:
-        blockers.append(f"the release gate (NOT READY: {', '.join(not_ready)})")
-    for c in outcomes:
-        lines += c.lines
-        if c.blocks:
-            blockers.append(c.blocker)
-    lines.append("Written:")
-    lines += [f"  {shown(p)}" for p in written]
-    lines.append(result_line(blockers))
+    lines, blocked = run_closing(ready, outcomes, [shown(p) for p in written])
     print("\n".join(lines), flush=True)
     sys.stdout.flush()
-    return 1 if blockers else 0
+    return 1 if blocked else 0

@@ -1,0 +1,37 @@
+"""The closing lines a command prints last: the verdicts, the checks, the files written and the
+Result line (`Result: pass`, or `Result: blocked by ...`). Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from skill_be.checks import CheckOutcome
+
+
+def join_words(words: Sequence[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def result_line(blockers: Sequence[str]) -> str:
+    """`Result: pass`, or `Result: blocked by the result file and the typecheck`."""
+    return f"Result: blocked by {join_words(blockers)}" if blockers else "Result: pass"
+
+
+def run_closing(
+    ready: Mapping[str, bool], outcomes: Sequence[CheckOutcome], written: Sequence[str]
+) -> tuple[list[str], bool]:
+    """`run`'s closing lines, from each skill's verdict (in order), the checks' outcomes and the
+    files written (as shown); and whether anything blocks."""
+    lines = ["Skills:", *(f"  {name}: {'READY' if ok else 'NOT READY'}" for name, ok in ready.items())]
+    blockers: list[str] = []
+    not_ready = [name for name, ok in ready.items() if not ok]
+    if not_ready:
+        blockers.append(f"the release gate (NOT READY: {', '.join(not_ready)})")
+    for c in outcomes:
+        lines += c.lines
+        if c.blocks:
+            blockers.append(c.blocker)
+    lines += ["Written:", *(f"  {path}" for path in written), result_line(blockers)]
+    return lines, bool(blockers)
