@@ -12,7 +12,7 @@ from skill_be.engine.runner import SkillRun
 from skill_be.project.loader import Project
 from skill_be.reports.markdown import Header, skill_report
 from skill_be.reports.summary import run_summary, skill_summary
-from skill_be.results.result_file import ResultEntry, write_result_file
+from skill_be.results.result_file import ResultEntry, scores_of, write_result_file
 from skill_be.results.run_dir import RunDir
 
 
@@ -84,6 +84,7 @@ class RunFiles:
             reasons=tuple(run.gate.reasons()),
             models=tuple(self.header.labels),
             grader=self.header.grader,
+            scores=scores_of(run),
         )
         self.summary(None)
         write_result_file(self.project.config.result_file, self.results)

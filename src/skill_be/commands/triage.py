@@ -4,7 +4,6 @@ reasons, and a proposed classification for a person to confirm. Never blocks."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from skill_be.project.loader import Project, load_project
 from skill_be.reports.triage import triage_lines, triage_report
 from skill_be.results.atomic import write_atomic
 from skill_be.results.run_dir import run_id
+from skill_be.results.summary_file import read_summary
 
 
 def main(
@@ -37,7 +37,7 @@ async def _triage(config_path: Path, names: list[str], below: int | None, sample
     project = load_project(config_path, names, warn=warn)
     config = project.config
     run_dir = latest_run(config.results)
-    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    summary = read_summary(run_dir / "summary.json")  # through its model: a broken file is one line
     todo = failures(summary, [s.name for s in project.skills], below)
     ours = {s.name for s in project.skills}
     errors = {n: s.get("errors", 0) for n, s in summary.get("skills", {}).items() if n in ours}
