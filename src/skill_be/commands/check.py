@@ -5,9 +5,10 @@ from __future__ import annotations
 import json as jsonlib
 from pathlib import Path
 
-from skill_be.commands.common import result_line, warn
+from skill_be.commands.common import warn
 from skill_be.paths import shown
 from skill_be.project.loader import load_project
+from skill_be.reports.closing import check_json, result_line
 
 
 def main(config_path: Path, json: bool = False) -> int:
@@ -31,28 +32,11 @@ def main(config_path: Path, json: bool = False) -> int:
     for line in hint_warnings(project, note, coverage_names=collected.coverage_names):
         note(line)
     blockers = [o.blocker for o in collected.outcomes if o.blocks]
-    code = 1 if blockers else 0
     if json:
-        doc = {
-            "result": "blocked" if blockers else "pass",
-            "exitCode": code,
-            "config": shown(project.config.path),
-            "checks": [
-                {
-                    "name": o.name,
-                    "blocks": o.blocks,
-                    "lines": list(o.lines),
-                    "problems": [p.as_json() for p in o.problems],
-                }
-                for o in collected.outcomes
-            ],
-            "warnings": warnings,
-            "lines": [*(line for o in collected.outcomes for line in o.lines), result_line(blockers)],
-        }
-        print(jsonlib.dumps(doc, indent=2))
-        return code
-    for outcome in collected.outcomes:
-        for line in outcome.lines:
-            print(line)
-    print(result_line(blockers))
-    return code
+        print(jsonlib.dumps(check_json(collected.outcomes, warnings, shown(project.config.path)), indent=2))
+    else:
+        for outcome in collected.outcomes:
+            for line in outcome.lines:
+                print(line)
+        print(result_line(blockers))
+    return 1 if blockers else 0

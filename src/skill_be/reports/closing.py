@@ -35,3 +35,19 @@ def run_closing(
             blockers.append(c.blocker)
     lines += ["Written:", *(f"  {path}" for path in written), result_line(blockers)]
     return lines, bool(blockers)
+
+
+def check_json(outcomes: Sequence[CheckOutcome], warnings: Sequence[str], config: str) -> dict[str, object]:
+    """`check --json`: each check's lines and problems (with files and lines), the warnings, the result."""
+    blockers = [o.blocker for o in outcomes if o.blocks]
+    return {
+        "result": "blocked" if blockers else "pass",
+        "exitCode": 1 if blockers else 0,
+        "config": config,
+        "checks": [
+            {"name": o.name, "blocks": o.blocks, "lines": list(o.lines), "problems": [p.as_json() for p in o.problems]}
+            for o in outcomes
+        ],
+        "warnings": list(warnings),
+        "lines": [*(line for o in outcomes for line in o.lines), result_line(blockers)],
+    }
