@@ -83,6 +83,7 @@ def test_triage_makes_every_model_call_through_the_engine(tmp_path: Path) -> Non
     assert [s.evidence for s in done.samples] == ["1. uses it\n2. no format"] * 2
     kinds = sorted(tag.kind for _, tag, _ in engine.calls)
     assert kinds == ["classify", "generate", "generate", "grade", "grade"]
+    assert sorted(tag.rep for _, tag, _ in engine.calls if tag.kind == "generate") == [1, 2]  # samples apart
     grading_prompts = [prompt for label, tag, prompt in engine.calls if tag.kind == "grade"]
     assert all(label == "judge" for label, tag, _ in engine.calls if tag.kind == "grade")
     assert all(REASONS.strip() in prompt for prompt in grading_prompts)

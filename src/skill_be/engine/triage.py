@@ -163,12 +163,13 @@ class Triage:
         call = await self.engine.call(model, prompt, (0,), tag)
         return (call.answer.text, None) if call.answer is not None else (None, call.error)
 
-    async def sample(self, f: Failure, model: Model) -> Sample:
+    async def sample(self, f: Failure, model: Model, n: int) -> Sample:
+        """Fresh sample `n` (1-based): its own rep in the call's tag, so no two samples are taken for one."""
         skill = next(s for s in self.project.skills if s.name == f.skill)
         sc = skill.evals.scenario(f.scenario)
         assert sc is not None
         prompt = model_prompt(sc, WITH_SKILL, skill.doc.text, self.engine.settings.template)
-        text, error = await self._text(model, prompt, CallTag("generate", sc.id, 0, WITH_SKILL))
+        text, error = await self._text(model, prompt, CallTag("generate", sc.id, n, WITH_SKILL))
         if text is None:
             return Sample(None, error, None, "")
         if f.is_test:
@@ -183,7 +184,9 @@ class Triage:
         grader = self.engine.grader
         assert grader is not None
         rules = (self.engine.settings.grader_rules or DEFAULT_GRADER_RULES) + REASONS
-        reply, gerror = await self._text(grader, grader_prompt(rules, sc.criteria, text), CallTag("grade", sc.id))
+        reply, gerror = await self._text(
+            grader, grader_prompt(rules, sc.criteria, text), CallTag("grade", sc.id, n, WITH_SKILL, 1)
+        )
         if reply is None:
             return Sample(text, None, None, f"the grading failed: {gerror}")
         try:
@@ -196,7 +199,7 @@ class Triage:
         model = self.models.get(f.model)
         if model is None:
             return Triaged(f, [], None, None, f'the model "{f.model}" is no longer in the config')
-        got = list(await asyncio.gather(*(self.sample(f, model) for _ in range(self.samples))))
+        got = list(await asyncio.gather(*(self.sample(f, model, n) for n in range(1, self.samples + 1))))
         if all(s.answer is None for s in got):
             return Triaged(f, got, None, None, "no sample could be generated")
         skill = next(s for s in self.project.skills if s.name == f.skill)
