@@ -16,12 +16,12 @@ from pathlib import Path
 import docker
 import pytest
 
+from skill_be.codetests.sandbox.process import NOTE as USER_NOTE
+from skill_be.codetests.sandbox.process import NOTE_ROOT
+
 ROOT = Path(__file__).resolve().parents[2]
-NOTE = (
-    "note: code tests run the model's code on this machine, in a separate process without your "
-    "environment's secrets. It is not a sandbox; set codeTests.sandbox: docker and start a Docker engine "
-    "to isolate it."
-)
+# The process runner's note: what it does and does not protect, as root or as a user.
+NOTE = NOTE_ROOT if os.geteuid() == 0 else USER_NOTE
 TESTS = [
     "answers 201 with the new user when the input is valid",
     "answers 409 and saves nobody when the email is taken",
@@ -64,7 +64,7 @@ def outputs(root: Path) -> dict[str, dict[str, object]]:
     return {p.name.removesuffix(".tests.json"): json.loads(p.read_text()) for p in folder.glob("*.tests.json")}
 
 
-@pytest.mark.parametrize("sandbox", ["auto", "process"])
+@pytest.mark.parametrize("sandbox", ["auto", "process", "bwrap"])
 def test_the_signup_demo_runs_its_code_tests(tmp_path: Path, sandbox: str) -> None:
     root = signup(tmp_path, f"\ncodeTests:\n  sandbox: {sandbox}\n")
     done = skill_be(root, "run", "--config", "skill-be.demo.yaml")
@@ -72,6 +72,8 @@ def test_the_signup_demo_runs_its_code_tests(tmp_path: Path, sandbox: str) -> No
     for name in TESTS:
         assert f"| [test] {name} | 0% | 100% | +100pp |" in done.stdout
     assert (NOTE in done.stderr.splitlines()) == (sandbox == "process")
+    ran = "docker" if sandbox == "auto" else sandbox  # auto: the engine answers here
+    assert f"code tests: the model's code runs in the {ran} sandbox" in done.stderr.splitlines()
     tests = outputs(root)
     assert sorted(tests) == ["rep-1-baseline", "rep-1-with-skill", "rep-2-baseline", "rep-2-with-skill"]
     for name, data in tests.items():

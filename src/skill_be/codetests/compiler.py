@@ -11,11 +11,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from skill_be.codetests import harness
+from skill_be.codetests.nodefiles import COMPILE, CompileError
 
-
-class CompileError(Exception):
-    """The source does not parse; the message names the line and column."""
+__all__ = ["CompileError", "Compiler", "CompilerDied"]
 
 
 class CompilerDied(Exception):
@@ -33,7 +31,7 @@ class Compiler:
     async def start(cls, node: str, typescript_dir: Path) -> Compiler:
         proc = await asyncio.create_subprocess_exec(
             node,
-            str(harness.COMPILE),
+            str(COMPILE),
             str(typescript_dir),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,

@@ -14,13 +14,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
+from skill_be.codetests.nodefiles import COMPILE, NODE_DIR, RUNNER, TESTING_DIR, CompileError
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
 
-NODE_DIR = Path(__file__).parent / "node"
-RUNNER = NODE_DIR / "runner.mjs"
-COMPILE = NODE_DIR / "compile.mjs"
-TESTING_DIR = NODE_DIR / "testing"
+__all__ = ["COMPILE", "NODE_DIR", "RUNNER", "TESTING_DIR", "compile_tree", "list_tests", "write_work_folder"]
 WRAPPER_NAMES = ("skill-be", "@ngwes/skill-be")
 TS_SUFFIXES = {".ts": ".js", ".mts": ".mjs"}
 LIST_TIMEOUT_S = 60
@@ -69,8 +67,6 @@ async def compile_tree(compiler: Transpiler, source: Path, dest: Path) -> None:
         target = dest / compiled_name(rel)
         target.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix in TS_SUFFIXES and not path.name.endswith(".d.ts"):
-            from skill_be.codetests.compiler import CompileError
-
             try:
                 code = await compiler.transpile(path.name, path.read_text(encoding="utf-8"))
             except CompileError as e:

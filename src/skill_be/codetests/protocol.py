@@ -56,6 +56,7 @@ class Request:
     uid: int | None = None  # the answer's own uid (and gid), when the runner may switch to it
     nproc: int = 0  # at most this many processes of that uid; 0: no limit of the runner's own
     in_realm: bool = False  # the answer in the runner's own realm: only the tests' controls do this
+    wrap: tuple[str, ...] = ()  # the command the answer's process starts under (bwrap and its options)
 
 
 @dataclass
@@ -151,6 +152,7 @@ def supervise(channel: Channel, req: Request) -> TestRun:
         "uid": req.uid,
         "nproc": req.nproc,
         "inRealm": req.in_realm,
+        "wrap": list(req.wrap),
     }
     try:
         channel.send(json.dumps(request).encode("utf-8") + b"\n")

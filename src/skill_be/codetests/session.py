@@ -20,11 +20,24 @@ from skill_be.codetests.outcome import TestResult, TestRun, all_failed, errored
 from skill_be.codetests.packages import read_package_list
 from skill_be.codetests.protocol import Request
 from skill_be.codetests.sandbox import Pool, SandboxError, Settings, Work, create
+from skill_be.codetests.sandbox.image import DEFAULT_IMAGE
 from skill_be.errors import ConfigError
 from skill_be.project.codetest_layout import SHARED, TEST_SUFFIX
 from skill_be.project.loader import Project, Skill
 
 __all__ = ["CodeTestSession", "TestResult", "TestRun"]
+
+
+def choose_sandbox(configured: str) -> str:
+    """`auto` is docker when an engine answers, else bwrap where it works, else process: probed once."""
+    if configured != "auto":
+        return configured
+    from skill_be.codetests.sandbox import bwrap
+    from skill_be.codetests.sandbox.docker import engine_answers
+
+    if engine_answers() is None:
+        return "docker"
+    return "bwrap" if bwrap.works() is None else "process"
 
 
 def _compiled_test(skill: str, scenario_id: str) -> str:
@@ -104,12 +117,7 @@ class CodeTestSession:
                 self.work_of[skill.name] = work
 
         ct = config.code_tests
-        kind = ct.sandbox
-        if kind == "auto":
-            from skill_be.codetests.sandbox.docker import engine_answers
-
-            kind = "docker" if await asyncio.to_thread(engine_answers) is None else "process"
-        from skill_be.codetests.sandbox.docker import DEFAULT_IMAGE
+        kind = await asyncio.to_thread(choose_sandbox, ct.sandbox)
 
         settings = Settings(
             node=ts.node,
@@ -129,6 +137,7 @@ class CodeTestSession:
             raise ConfigError(f"codeTests.sandbox: {e}") from None
         if problem is not None:
             raise ConfigError(f"codeTests.sandbox: {kind}: {problem}; check that the sandbox can run Node 20 or newer")
+        self.warn(f"code tests: the model's code runs in the {kind} sandbox")
 
     def test_names(self, skill: str, scenario_id: str) -> tuple[str, ...]:
         """The tests the scenario's file registers, in registration order; () when it has none."""

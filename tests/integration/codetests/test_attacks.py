@@ -55,7 +55,7 @@ HONEST = """export const result = (a, b) => {
 export const secret = 'not known';"""
 HONEST_OUTCOME = [True, True, True, False]
 WRONG = "export const result = () => 0;\nexport let secret = 'not known';\n"
-SANDBOXES = ["docker", "process"]
+SANDBOXES = ["docker", "bwrap", "process"]
 
 
 class Box:
@@ -106,7 +106,11 @@ def box(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 
 
 def weakened(tmp_path_factory: pytest.TempPathFactory, kind: str, *names: str) -> Iterator[Box]:
-    yield from open_box(tmp_path_factory.mktemp(f"{kind}-without-{'-'.join(names)}"), kind, frozenset(names))
+    """A box with protections off. bwrap's namespaces and binds protect on their own as well (the
+    attack tests with the uid's or the tests' protection off still fail there): its controls switch
+    bwrap off too."""
+    off = frozenset(names) | ({"bwrap"} if kind == "bwrap" and names != ("realm",) else set())
+    yield from open_box(tmp_path_factory.mktemp(f"{kind}-without-{'-'.join(sorted(off))}"), kind, off)
 
 
 # ---- 1. the verdict: tampering with what the runner and the tests rely on -----------------------
@@ -415,3 +419,18 @@ def test_control_with_the_engine_s_default_profile_io_uring_and_vsock_get_throug
     for box in open_box(tmp_path_factory.mktemp("no-seccomp"), "docker", frozenset({"seccomp"})):
         seen = syscalls_seen(box).split()
         assert seen[0] != "425:e1" and seen[2] != "41:e1", seen  # io_uring_setup, socket(AF_VSOCK) reached
+
+
+def test_bwrap_alone_keeps_the_tests_and_other_processes_out_of_reach(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """As for a user who is not root: the answer under the runner's own uid, tests/ readable to it."""
+    for box in open_box(tmp_path_factory.mktemp("bwrap-alone"), "bwrap", frozenset({"uid", "tests"})):
+        assert box.passed(FIND_KEY) == [False, False, False, False]
+        run = box.run(TAKE_OVER)
+        assert "+ ''" in str(run.results[3].message), run.results[3].message
+        box.passed(LEAVE)
+        left = box.run(FIND_LEFT).results
+        assert [r.passed for r in left] == HONEST_OUTCOME
+        assert "+ ''" in str(left[3].message), left[3].message
+        box.honest_answer_gets_its_true_result()

@@ -10,7 +10,7 @@
 // the verdicts stay here (see membrane.mjs). Protocol lines on stdout start with "\x1e<nonce>\x1f" and carry JSON:
 // names, loaded | load-error, start, result, end; fatal when the tests cannot run (skill-be's side).
 // Anything else on stdout or stderr is the answer's own output, which skill-be discards.
-import { writeSync, mkdirSync, writeFileSync, mkdtempSync, openSync, closeSync, rmSync } from 'node:fs';
+import { writeSync, mkdirSync, writeFileSync, mkdtempSync, openSync, closeSync, rmSync, chownSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -206,10 +206,22 @@ async function loadInHost(req, dir, emit, onUncaught, currentTest) {
   for (const k of ['LANG', 'LC_ALL', 'SYSTEMROOT']) if (process.env[k] !== undefined) env[k] = process.env[k];
   const drop = typeof req.uid === 'number' && process.getuid?.() === 0;
   const hostFile = fileURLToPath(new URL('./host.mjs', import.meta.url));
-  const [cmd, args] =
+  const command =
     req.nproc > 0
-      ? ['/bin/sh', ['-c', 'ulimit -u "$1" 2>/dev/null; unset PWD OLDPWD; exec "$2" "$3"', 'sh', String(req.nproc), process.execPath, hostFile]]
-      : [process.execPath, [hostFile]];
+      ? ['/bin/sh', '-c', 'ulimit -u "$1" 2>/dev/null; unset PWD OLDPWD; exec "$2" "$3"', 'sh', String(req.nproc), process.execPath, hostFile]
+      : [process.execPath, hostFile];
+  const wrap = Array.isArray(req.wrap) ? req.wrap.map(String) : [];
+  const [cmd, ...args] = [...wrap, ...command];
+  if (wrap.length > 0) {
+    // bwrap binds the run folder, so it must exist first, and be the answer's.
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (drop) chownSync(dir, req.uid, req.uid);
+    } catch (err) {
+      emit({ e: 'fatal', message: `the answer's folder could not be made in ${dir}: ${describe(err)}` });
+      process.exit(3);
+    }
+  }
   let host;
   try {
     host = spawn(cmd, args, {
@@ -243,6 +255,8 @@ async function loadInHost(req, dir, emit, onUncaught, currentTest) {
   };
   const mirror = (code, signal) => {
     ended = true;
+    // bwrap reports a command killed by signal N as exit code 128 + N.
+    if (wrap.length > 0 && code > 128 && code < 160) [code, signal] = [null, code - 128];
     if (signal) process.kill(process.pid, signal);
     process.exit(code ?? 1);
   };

@@ -22,6 +22,7 @@ from skill_be.codetests.protocol import Channel, Request, ping, supervise
 SANDBOXES: Mapping[str, str] = {
     "docker": "skill_be.codetests.sandbox.docker",
     "process": "skill_be.codetests.sandbox.process",
+    "bwrap": "skill_be.codetests.sandbox.bwrap",
 }
 PING_TIMEOUT_S = 60
 

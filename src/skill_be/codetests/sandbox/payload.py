@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from skill_be.codetests import harness
+from skill_be.codetests import nodefiles
 from skill_be.codetests.sandbox import SandboxError, Work
 
 RUNS_MODE = 0o1733  # anyone may make a folder in runs/, nobody but root may list it or remove another's
@@ -67,9 +67,9 @@ def build_payload(
             elif info.isdir():
                 tf.addfile(info)
 
-        add(harness.NODE_DIR, "h")
-        for p in _walk(harness.NODE_DIR):
-            add(p, f"h/{p.relative_to(harness.NODE_DIR).as_posix()}".rstrip("/."))
+        add(nodefiles.NODE_DIR, "h")
+        for p in _walk(nodefiles.NODE_DIR):
+            add(p, f"h/{p.relative_to(nodefiles.NODE_DIR).as_posix()}".rstrip("/."))
         for work in works:
             add(work.folder, f"b/{work.key}")
             if work.packages is not None and work.packages.is_dir():

@@ -1,8 +1,11 @@
 """The process runner: each answer's tests in a separate Node process on this machine.
 
 Not a sandbox. The environment is cut to what Node and the OS need, so the user's secrets stay out,
-and a timeout kills the runner's whole process group; the code can still read and write what the
-user can, and use the network."""
+and a timeout kills the runner's whole process group. Run as a user, the code can still read and
+write what the user can (other processes' environments included), and use the network. Run as root,
+each slot's answers get a uid of their own: the tests and the verdicts stay with the runner (root),
+every process of that uid is killed after each answer and what it left in the shared folders is
+removed; the code can still read what every user may, and use the network."""
 
 from __future__ import annotations
 
@@ -18,14 +21,21 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from skill_be.codetests import harness
+from skill_be.codetests import nodefiles
 from skill_be.codetests.protocol import Request
 from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, identity
 
 NOTE = (
     "note: code tests run the model's code on this machine, in a separate process without your "
-    "environment's secrets. It is not a sandbox; set codeTests.sandbox: docker and start a Docker engine "
-    "to isolate it."
+    "environment's secrets. It is not a sandbox: the code runs as your user, so it can read and write what "
+    "you can, other processes' environments included, and use the network; install bubblewrap (bwrap) or "
+    "start a Docker engine to isolate it."
+)
+NOTE_ROOT = (
+    "note: code tests run the model's code on this machine, in a separate process under a user id of its "
+    "own, without your environment's secrets and out of reach of skill-be's processes and the tests. It is "
+    "not a sandbox: the code can read what every user may read and use the network; install bubblewrap "
+    "(bwrap) or start a Docker engine to isolate it."
 )
 # What Node and the OS need; nothing else of skill-be's environment reaches the answer's code.
 POLL_S = 0.5  # how often a reader looks whether another thread stopped its channel
@@ -157,6 +167,7 @@ class ProcessSlot:
 
 class ProcessSandbox:
     name = "process"
+    slot_class = ProcessSlot
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -167,7 +178,7 @@ class ProcessSandbox:
         # uids can reach (the project's folder may be closed to them, as /root is).
         self.drop = os.name == "posix" and os.geteuid() == 0 and "uid" not in settings.weaken
         self.staged: Path | None = None
-        self.runner = harness.RUNNER
+        self.runner = nodefiles.RUNNER
         if self.drop:
             from skill_be.codetests.sandbox import payload
 
@@ -186,7 +197,7 @@ class ProcessSandbox:
                     uid = identity.allocate(self.uids)
                 except RuntimeError as e:
                     raise SandboxError(str(e)) from None
-        return ProcessSlot(self, self.settings, uid)
+        return self.slot_class(self, self.settings, uid)
 
     def describe(self) -> dict[str, object]:
         return {"sandbox": "process", "node": self.settings.node}
@@ -213,5 +224,6 @@ def _reachable(node: str) -> None:
 
 
 def create(settings: Settings, warn: Callable[[str], None]) -> ProcessSandbox:
-    warn(NOTE)
-    return ProcessSandbox(settings)
+    sandbox = ProcessSandbox(settings)
+    warn(NOTE_ROOT if sandbox.drop else NOTE)
+    return sandbox

@@ -1,0 +1,124 @@
+"""The bwrap sandbox: the process runner, with each answer's own process inside bubblewrap.
+
+The runner (the tests and their verdicts) runs as in the process runner; the answer's process
+(host.mjs) starts under `bwrap` in new user, pid, network, ipc, uts and cgroup namespaces: the system
+(/usr and its links) read-only, the Node harness and the installed packages read-only, its own run
+folder the only place it can write, a /proc of its own pid namespace (no view of skill-be, the runner
+or any other process), a fresh /tmp, an environment cut to PATH, HOME and TMPDIR, no network, and its
+own message queues and System V IPC, gone with it. The tests, other skills' files and the package
+list's own files (.npmrc, dotfiles) are not in its view at all. When the runner is stopped (a timeout),
+bwrap's --die-with-parent takes the whole pid namespace with it. As root, bwrap itself starts under
+the slot's own uid, as in the process runner. No limit on memory or CPU: use Docker for those."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from skill_be.codetests.protocol import Request
+from skill_be.codetests.sandbox import Settings, Work
+from skill_be.codetests.sandbox.process import ProcessSandbox, ProcessSlot
+from skill_be.errors import ConfigError
+
+PROBE_TIMEOUT_S = 10
+SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def find() -> str | None:
+    return shutil.which("bwrap")
+
+
+def works(bwrap: str | None = None) -> str | None:
+    """None when bwrap is installed and can make its namespaces on this machine; else why not."""
+    path = bwrap or find()
+    if path is None:
+        return "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
+    argv = [
+        path,
+        "--unshare-all",
+        "--die-with-parent",
+        "--ro-bind",
+        "/",
+        "/",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "true",
+    ]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"bwrap did not run ({e})"
+    if done.returncode != 0:
+        detail = " ".join(done.stderr.decode("utf-8", "replace").split())[:200] or f"exit code {done.returncode}"
+        return f"bwrap cannot make its namespaces here ({detail})"
+    return None
+
+
+def wrap_argv(bwrap: str, node: str, harness_dir: Path, base: Path, packages: Path | None, run_dir: Path) -> list[str]:
+    """bwrap and its options for one answer's process; the host command follows."""
+    # --as-pid-1: no bwrap init inside, so the pid namespace holds the answer's processes and nothing else.
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1", "--clearenv"]
+    argv += ["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", str(run_dir)]
+    argv += ["--setenv", "TMPDIR", str(run_dir)]
+    for name in ("LANG", "LC_ALL"):
+        if name in os.environ:
+            argv += ["--setenv", name, os.environ[name]]
+    argv += ["--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for link in SYSTEM_LINKS:
+        if os.path.islink(link):
+            argv += ["--symlink", os.readlink(link), link]
+        elif os.path.isdir(link):
+            argv += ["--ro-bind", link, link]
+    real = Path(os.path.realpath(shutil.which(node) or node))
+    if not str(real).startswith("/usr/"):
+        prefix = real.parent.parent  # <prefix>/bin/node: the install with its libraries
+        argv += ["--ro-bind", str(prefix), str(prefix)]
+    argv += ["--ro-bind", str(harness_dir), str(harness_dir)]
+    for folder in (base / "node_modules", packages):
+        if folder is not None and folder.is_dir():
+            argv += ["--ro-bind", str(folder), str(folder)]
+    argv += ["--bind", str(run_dir), str(run_dir), "--chdir", str(run_dir), "--"]
+    return argv
+
+
+class BwrapSlot(ProcessSlot):
+    sandbox: BwrapSandbox
+
+    def prepare(self, request: Request, work: Work) -> Request:
+        req = super().prepare(request, work)
+        if "bwrap" in self.settings.weaken:
+            return req
+        base = Path(req.base)
+        packages = base.parent / "node_modules" if self.sandbox.staged is not None else work.packages
+        run_dir = base / "runs" / req.run
+        harness_dir = self.sandbox.runner.parent
+        argv = wrap_argv(self.sandbox.bwrap, self.settings.node, harness_dir, base, packages, run_dir)
+        return replace(req, wrap=tuple(argv))
+
+
+class BwrapSandbox(ProcessSandbox):
+    name = "bwrap"
+    slot_class = BwrapSlot
+
+    def __init__(self, settings: Settings, bwrap: str) -> None:
+        super().__init__(settings)
+        self.bwrap = bwrap
+
+    def describe(self) -> dict[str, object]:
+        return {"sandbox": "bwrap", "node": self.settings.node, "bwrap": self.bwrap}
+
+
+def create(settings: Settings, warn: Callable[[str], None]) -> BwrapSandbox:
+    bwrap = find()
+    problem = works(bwrap)
+    if bwrap is None or problem is not None:
+        raise ConfigError(
+            f"codeTests.sandbox: bwrap, but {problem}; install bubblewrap, or set codeTests.sandbox: docker or process"
+        )
+    return BwrapSandbox(settings, bwrap)
