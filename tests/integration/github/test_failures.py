@@ -175,3 +175,18 @@ def test_token_and_api_key_never_leave_redacted(
         assert "the model printed *** and ***" in fake.comments_on(PR)[0]["body"]
     else:
         assert TOKEN in seen and CANARY_KEY in seen
+
+
+@pytest.mark.parametrize(("version", "warned"), [("", False), ("0.1.0", False), ("v0", False), ("2.3.0", True)])
+def test_a_different_version_input_is_one_warning(
+    workspace: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str], version: str, warned: bool
+) -> None:
+    write_result_file(workspace)
+    ran = run_action(runner_env(workspace, fake, version=version), capsys)
+    assert ran.code == 0
+    warnings = ran.warnings()
+    if warned:
+        (line,) = warnings
+        assert 'the input "version: 2.3.0" is ignored' in line and "skill-be 0.1.0" in line
+    else:
+        assert warnings == []

@@ -27,7 +27,7 @@ def test_run_comments_deltas_and_points_at_the_run_folder(
     (c,) = fake.comments_on(PR)
     body = c["body"]
     assert "skill-be run in `signup`: pass" in body
-    assert "Models: `demo-model` · Reps: 2" in body
+    assert "Models: `demo-model` · Reps: 2 · Tokens: baseline (estimated) " in body
     assert (
         "| new-signup *(critical)* | [test] answers 409 and saves nobody when the email is taken | 0% (0/2) | 100% (2/2) | +100pp |"
         in body
