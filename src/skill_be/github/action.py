@@ -225,7 +225,7 @@ def main(
     redactor = Redactor([inputs.token])
     ctx = read_context(env, Path.cwd())
     cwd = (ctx.workspace / inputs.working_directory).resolve()
-    if not cwd.is_dir():
+    if not cwd.is_dir() or not cwd.is_relative_to(ctx.workspace.resolve()):
         print(
             f'skill-be: action input "working-directory": {inputs.working_directory} is not a folder in the '
             'repository; fix the "with:" of the step',

@@ -116,7 +116,16 @@ def test_github_enterprise_server_base_url(workspace: Path, capsys: pytest.Captu
     assert len(ghes.comments) == 1 and len(ghes.check_runs) == 1
 
 
-@pytest.mark.parametrize(("name", "value"), [("command", "deploy"), ("args", "--config 'unclosed"), ("comment", "yes")])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("command", "deploy"),
+        ("args", "--config 'unclosed"),
+        ("comment", "yes"),
+        ("working-directory", "no-such-folder"),
+        ("working-directory", "../.."),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(
     workspace: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str], name: str, value: str
 ) -> None:
