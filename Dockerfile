@@ -11,6 +11,10 @@
 #                   docker/with-ca.sh removes the certificates within the RUN that used them: neither
 #                   image has them in a layer or in its history.
 #
+# hadolint runs on this file in CI (tests/e2e/image). The one rule it ignores, DL3008 (pin the
+# versions of apt packages), is ignored on purpose: bookworm's point releases replace those versions
+# on the mirror, and a pinned build would break then; the npm and pip versions are pinned.
+#
 # The download stages come first; the two images only COPY their results. In the skill-be stage the
 # layers go: OS packages, Node, TypeScript, the agent CLIs, skill-be's Python dependencies (from
 # pyproject.toml), then skill-be itself, so a source change rebuilds only the last layers.
@@ -80,7 +84,6 @@ FROM node AS clis
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 ARG EXTRA_CA_CERTS=""
 COPY .ci/agent-clis.txt /tmp/agent-clis.txt
-# hadolint ignore=DL3016
 RUN grep -v -e '^#' -e '^[[:space:]]*$' /tmp/agent-clis.txt \
     | xargs with-ca npm install --global --prefix /opt/agent-clis --no-audit --no-fund --loglevel=error \
     && rm -rf /root/.npm \
@@ -96,11 +99,13 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 COPY docker/with-ca.sh /usr/local/bin/with-ca
 COPY docker/requirements.py pyproject.toml /tmp/build/
-# The dependencies alone first (from pyproject.toml), so a source change does not reinstall them.
-# hadolint ignore=DL3042
+# The dependencies alone first (from pyproject.toml), so a source change does not reinstall them; and
+# mypy, at the version of the dev extra, for the python typecheck preset (`mypy: true`). Not
+# setuptools: nothing runs it (pip wheel below brings its own).
 RUN python3 -m venv /opt/skill-be \
-    && python3 /tmp/build/requirements.py /tmp/build/pyproject.toml > /tmp/build/requirements.txt \
-    && with-ca /opt/skill-be/bin/pip install --no-cache-dir --disable-pip-version-check -r /tmp/build/requirements.txt
+    && python3 /tmp/build/requirements.py /tmp/build/pyproject.toml mypy > /tmp/build/requirements.txt \
+    && with-ca /opt/skill-be/bin/pip install --no-cache-dir --disable-pip-version-check -r /tmp/build/requirements.txt \
+    && /opt/skill-be/bin/pip uninstall -y -q setuptools
 COPY README.md /tmp/build/
 COPY src /tmp/build/src
 RUN with-ca /opt/skill-be/bin/pip wheel --no-cache-dir --disable-pip-version-check --no-deps -w /wheels /tmp/build
@@ -124,7 +129,6 @@ COPY --from=clis /opt/agent-clis/ /opt/agent-clis/
 COPY --from=python /opt/skill-be/ /opt/skill-be/
 COPY --from=python /wheels/ /tmp/wheels/
 # The wheel was built from this build's source in the python stage; no index is asked here.
-# hadolint ignore=DL3013,DL3042
 RUN /opt/skill-be/bin/pip install --no-deps --no-index --disable-pip-version-check --no-compile /tmp/wheels/*.whl \
     && rm -rf /tmp/wheels /root/.cache \
     && /opt/skill-be/bin/python -m compileall -q /opt/skill-be/lib/python3.11/site-packages/skill_be

@@ -1,6 +1,6 @@
 """Starts skill-be inside its image, from entrypoint.sh: `launch.py ARG...` runs `skill-be ARG...`.
 
-Before a command that reads a project (run, verify, check, triage) it checks what a container gets
+Before a command that reads a project (run, verify, check, triage, regrade, merge, cache) it checks what a container gets
 wrong and skill-be cannot see: no project mounted, a folder it cannot read, a config outside the
 mounted folder, a Docker socket it cannot open. Each is one line on stderr and exit code 2.
 
@@ -27,8 +27,9 @@ import sys
 import time
 from collections.abc import Sequence
 
-PROJECT_COMMANDS = frozenset({"run", "verify", "check", "triage"})
-SANDBOX_COMMANDS = frozenset({"run", "triage"})
+PROJECT_COMMANDS = frozenset({"run", "verify", "check", "triage", "regrade", "merge", "cache"})
+SANDBOX_COMMANDS = frozenset({"run", "triage", "regrade"})  # the ones that may start code tests
+WRITES_NOTHING = frozenset({"schema"})  # every other command may write into the project
 RUN_EXAMPLE = 'docker run --rm -v "$PWD:/src" -w /src IMAGE verify'
 SKIP = frozenset({".git"})  # never written by skill-be, and can be large
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
@@ -163,16 +164,22 @@ def run_and_give_back(args: Sequence[str], top: str, uid: int, gid: int) -> int:
 
 def main(args: Sequence[str]) -> int:
     command, config, wants_help = command_of(args)
-    if command in PROJECT_COMMANDS and not wants_help:
-        cwd = os.getcwd()
+    if command is None or wants_help:
+        os.execvp("skill-be", ["skill-be", *args])
+    cwd = os.getcwd()
+    if command in PROJECT_COMMANDS:
         problem = project_problem(cwd, config)
         if problem is None and command in SANDBOX_COMMANDS:
             problem = socket_problem(os.environ)
         if problem is not None:
             print(f"skill-be: {problem}", file=sys.stderr)
             return 2
-        st = os.stat(cwd)
-        if os.geteuid() == 0 and st.st_uid != 0 and os.environ.get("SKILL_BE_CHOWN", "1") != "0":
+    if os.geteuid() == 0 and command not in WRITES_NOTHING and os.environ.get("SKILL_BE_CHOWN", "1") != "0":
+        try:
+            st = os.stat(cwd)
+        except OSError:
+            st = None
+        if st is not None and st.st_uid != 0:
             return run_and_give_back(args, mount_of(cwd) or cwd, st.st_uid, st.st_gid)
     os.execvp("skill-be", ["skill-be", *args])
     return 127  # not reached: execvp replaces this process or raises

@@ -43,14 +43,23 @@ if ! docker info >/dev/null 2>&1; then
 fi
 docker version --format 'docker engine {{.Server.Version}}'
 
-if ! docker image inspect "${BASE_IMAGE}" >/dev/null 2>&1; then
+# The base stands in for debian:bookworm-slim, the Dockerfile's default: a minbase root without
+# manuals, docs (but their copyright files) or translations, with dpkg told to leave them out of later
+# installs too (docker/dpkg-slim.cfg). Its label names this recipe: a new recipe rebuilds it.
+BASE_RECIPE="minbase-slim-1"
+have_recipe="$(docker image inspect -f '{{ index .Config.Labels "skill-be.base" }}' "${BASE_IMAGE}" 2>/dev/null || true)"
+if [ "${have_recipe}" != "${BASE_RECIPE}" ]; then
   echo "building ${BASE_IMAGE} with debootstrap"
   rootfs="$(mktemp -d)"
   trap 'rm -rf "${rootfs}"' EXIT
   debootstrap --variant=minbase bookworm "${rootfs}" http://deb.debian.org/debian >/dev/null ||
     fail "debootstrap of bookworm failed"
+  rm -rf "${rootfs}"/usr/share/man/* "${rootfs}"/usr/share/info/* "${rootfs}"/usr/share/locale/*
+  find "${rootfs}/usr/share/doc" -mindepth 1 ! -type d ! -name copyright -delete
+  cp docker/dpkg-slim.cfg "${rootfs}/etc/dpkg/dpkg.cfg.d/skill-be-slim"
   tar -C "${rootfs}" --exclude='./var/cache/apt/archives/*.deb' --exclude='./var/lib/apt/lists/*' -c . |
-    docker import - "${BASE_IMAGE}" >/dev/null || fail "docker import of the bookworm root failed"
+    docker import -c "LABEL skill-be.base=${BASE_RECIPE}" - "${BASE_IMAGE}" >/dev/null ||
+    fail "docker import of the bookworm root failed"
   rm -rf "${rootfs}"
   trap - EXIT
 fi

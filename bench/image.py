@@ -1,0 +1,149 @@
+"""The skill-be images: their sizes, and `docker run ... verify` against `skill-be verify` on the host.
+
+    python bench/image.py [--reps 15] [--example durations]
+
+Needs the images that .ci/steps/40-docker.sh builds (skill-be:<version>, skill-be-sandbox:<version>).
+Prints:
+- the size of both images, and the installed size of the three agent CLIs in the skill-be image
+  (/opt/agent-clis); targets: the skill-be image at most the CLIs + 300 MB, the sandbox under 250 MB;
+- the wall time of `verify` on a copy of examples/<example> (its demo run first writes the result
+  file), interleaved so that machine load hits all alike: `skill-be verify` on the host, `docker
+  run --rm --network none -v ...:/src -w /src skill-be:<version> verify` on a root-owned folder
+  (skill-be execs at once), and the same on a folder owned by uid 1234 (the launcher stays, to give
+  the written files to that uid). Medians, and the difference to the host; target within 1.0 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from skill_be import __version__
+
+REPO = Path(__file__).resolve().parents[1]
+IMAGE = f"skill-be:{__version__}"
+SANDBOX = f"skill-be-sandbox:{__version__}"
+MB = 1_000_000  # docker's MB
+CLI_BUDGET_MB = 300
+SANDBOX_LIMIT_MB = 250
+START_TARGET_S = 1.0
+
+
+def docker(*args: str) -> str:
+    return subprocess.run(["docker", *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def sizes() -> None:
+    image = int(docker("image", "inspect", "-f", "{{.Size}}", IMAGE)) / MB
+    sandbox = int(docker("image", "inspect", "-f", "{{.Size}}", SANDBOX)) / MB
+    du = docker("run", "--rm", "--network", "none", "--entrypoint", "du", IMAGE, "-sb", "/opt/agent-clis")
+    clis = int(du.split()[0]) / MB
+    print(
+        f"{SANDBOX:32} {sandbox:8.0f} MB   target < {SANDBOX_LIMIT_MB} MB: {'met' if sandbox < SANDBOX_LIMIT_MB else 'MISSED'}"
+    )
+    print(f"{IMAGE:32} {image:8.0f} MB")
+    print(f"{'  the three agent CLIs':32} {clis:8.0f} MB")
+    rest = image - clis
+    verdict = "met" if rest <= CLI_BUDGET_MB else "MISSED"
+    print(f"{'  everything else':32} {rest:8.0f} MB   target <= {CLI_BUDGET_MB} MB: {verdict}")
+
+
+def project(top: Path, example: str, owner: int | None) -> Path:
+    root = top / example
+    shutil.copytree(REPO / "examples" / example, root, ignore=shutil.ignore_patterns(".skill-be", "node_modules"))
+    done = subprocess.run(
+        ["skill-be", "run", "--config", "skill-be.demo.yaml"], cwd=root, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the demo run of {example} failed:\n{done.stdout}\n{done.stderr}")
+    if owner is not None:
+        for folder, dirs, files in os.walk(root):
+            os.chown(folder, owner, owner)
+            for name in files + dirs:
+                os.lchown(os.path.join(folder, name), owner, owner)
+    return root
+
+
+def timed(argv: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+    took = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
+    return took
+
+
+def start_up(example: str, reps: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-image-") as tmp:
+        root_owned = project(Path(tmp) / "root", example, None)
+        user_owned = project(Path(tmp) / "user", example, 1234)
+        verify = ["verify", "--config", "skill-be.demo.yaml"]
+        cases = {
+            "host: skill-be verify": (["skill-be", *verify], root_owned),
+            "docker run verify (root-owned)": (
+                [
+                    "docker",
+                    "run",
+                    "--rm",
+                    "--network",
+                    "none",
+                    "-v",
+                    f"{root_owned}:/src",
+                    "-w",
+                    "/src",
+                    IMAGE,
+                    *verify,
+                ],
+                root_owned,
+            ),
+            "docker run verify (uid 1234)": (
+                [
+                    "docker",
+                    "run",
+                    "--rm",
+                    "--network",
+                    "none",
+                    "-v",
+                    f"{user_owned}:/src",
+                    "-w",
+                    "/src",
+                    IMAGE,
+                    *verify,
+                ],
+                user_owned,
+            ),
+        }
+        for argv, cwd in cases.values():  # warm the page cache and the engine
+            timed(argv, cwd)
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(reps):
+            for name, (argv, cwd) in cases.items():
+                times[name].append(timed(argv, cwd))
+    host = statistics.median(times["host: skill-be verify"])
+    print(f"\n`verify` on examples/{example}, median of {reps}, interleaved:")
+    for name, values in times.items():
+        med = statistics.median(values)
+        diff = med - host
+        line = f"{name:34} {med:6.3f} s   +{diff:5.3f} s over the host   x{med / host:4.2f}"
+        if name != "host: skill-be verify":
+            line += f"   target within {START_TARGET_S:.1f} s: {'met' if diff <= START_TARGET_S else 'MISSED'}"
+        print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--reps", type=int, default=15)
+    parser.add_argument("--example", default="durations")
+    args = parser.parse_args()
+    sizes()
+    start_up(args.example, args.reps)
+
+
+if __name__ == "__main__":
+    main()
