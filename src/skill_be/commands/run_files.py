@@ -10,6 +10,7 @@ from skill_be.checks import CheckOutcome
 from skill_be.engine.observations import Output
 from skill_be.engine.runner import SkillRun
 from skill_be.project.loader import Project
+from skill_be.reports.gate import gate_reasons
 from skill_be.reports.markdown import Header, skill_report
 from skill_be.reports.summary import run_summary, skill_summary
 from skill_be.results.result_file import ResultEntry, scores_of, write_result_file
@@ -81,10 +82,11 @@ class RunFiles:
             date=self.header.date,
             fingerprint=fingerprint,
             ready=run.gate.ready,
-            reasons=tuple(run.gate.reasons()),
+            reasons=tuple(gate_reasons(run.gate)),
             models=tuple(self.header.labels),
             grader=self.header.grader,
             scores=scores_of(run),
+            gate=run.gate.levels.to_json(),
         )
         self.summary(None)
         write_result_file(self.project.config.result_file, self.results)
