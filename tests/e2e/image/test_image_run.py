@@ -5,8 +5,12 @@ and SIGTERM or SIGINT in the middle of a run (no sandbox container left, the soc
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import pty
 import secrets
+import select
 import subprocess
 import time
 from pathlib import Path
@@ -211,3 +215,51 @@ def test_a_signal_during_the_code_tests_ends_the_run_and_leaves_no_sandbox(
     assert containers_of(sandbox_tag) == [], err
     if owner is not None:
         assert not_owned_by(tmp_path, owner) == []
+
+
+@pytest.mark.parametrize("owner", [OWNER, None], ids=["user-owned", "root-owned"])
+def test_ctrl_c_on_docker_run_it_exits_130_and_leaves_no_sandbox(
+    image: str, sandbox_tag: str, tmp_path: Path, owner: int | None
+) -> None:
+    # A real terminal: Ctrl-C is a byte the container's terminal turns into SIGINT for its foreground group.
+    extra = f"\ncodeTests:\n  image: {sandbox_tag}\n  testTimeoutSeconds: 300\n  answerTimeoutSeconds: 300\n"
+    root = example(tmp_path, "signup", owner=owner, extra_config=extra)
+    (root / "skill-tests" / "signup" / "new-signup.test.ts").write_text(SLOW_TEST, encoding="utf-8")
+    argv = Run(mount=root, socket=True, extra=["-it"]).argv(image, "run", "--config", "skill-be.demo.yaml")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: docker's client on the terminal
+        os.execvp(argv[0], argv)
+    seen = b""
+    try:
+        deadline = time.monotonic() + 120
+        while not containers_of(sandbox_tag) and time.monotonic() < deadline:
+            seen += read_some(fd)
+        assert containers_of(sandbox_tag), "no sandbox container was started"
+        time.sleep(2)  # the answers reach the sandbox
+        os.write(fd, b"\x03")
+        deadline = time.monotonic() + 60
+        done, status = os.waitpid(pid, os.WNOHANG)
+        while done == 0 and time.monotonic() < deadline:
+            seen += read_some(fd)
+            done, status = os.waitpid(pid, os.WNOHANG)
+        assert done == pid, "docker run did not end within 60 s of Ctrl-C"
+    finally:
+        with contextlib.suppress(ChildProcessError, ProcessLookupError):
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        os.close(fd)
+    text = seen.decode(errors="replace")
+    assert os.waitstatus_to_exitcode(status) == 130, text
+    assert "SIGINT: stopped the model calls in flight" in text
+    assert containers_of(sandbox_tag) == [], text
+
+
+def read_some(fd: int) -> bytes:
+    ready, _, _ = select.select([fd], [], [], 0.2)
+    if not ready:
+        return b""
+    try:
+        return os.read(fd, 65536)
+    except OSError:  # the terminal closed: the client is gone
+        time.sleep(0.2)
+        return b""
