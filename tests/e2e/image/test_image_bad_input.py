@@ -8,7 +8,12 @@ import os
 import subprocess
 from pathlib import Path
 
+import docker
+import pytest
 from tests.e2e.image.conftest import OWNER, Run, example
+
+from skill_be.codetests.sandbox import image as sandbox_image
+from skill_be.errors import ConfigError
 
 
 def one_line(done: subprocess.CompletedProcess[str]) -> str:
@@ -88,3 +93,23 @@ def test_a_socket_the_container_s_user_cannot_open(image: str, tmp_path: Path) -
         image, "run", "--config", "skill-be.demo.yaml"
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_when_neither_the_sandbox_image_nor_skill_be_s_own_is_there(image: str) -> None:
+    # skill-be on this machine, outside the image: the default sandbox image missing, and no
+    # container of this engine to take the image from.
+    client = docker.from_env()
+    try:
+        with pytest.raises(ConfigError) as caught:
+            sandbox_image.resolve(client, "skill-be-sandbox:absent", default="skill-be-sandbox:absent")
+    finally:
+        client.close()
+    line = str(caught.value)
+    assert "\n" not in line
+    assert line.startswith(
+        'codeTests.image: the Docker image "skill-be-sandbox:absent" is not on this Docker engine; build it from '
+        "skill-be's source with `docker build --force-rm --target sandbox -t skill-be-sandbox:absent .`, set "
+        "codeTests.image to an image with Node 22 and a POSIX shell, or set codeTests.sandbox: process "
+        "(the image skill-be runs in cannot stand in: "
+    )
+    assert line.endswith(("skill-be does not run in a container)", "(skill-be runs in a container of another engine)"))
