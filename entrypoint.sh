@@ -1,10 +1,9 @@
 #!/bin/sh
 # The skill-be image's ENTRYPOINT. With no argument it prints skill-be's help. Otherwise it hands the
 # arguments to docker/launch.py (installed as /usr/local/lib/skill-be/launch.py), which checks the
-# mounted project and then replaces itself with `skill-be "$@"` (exec: skill-be gets the signals
-# `docker run` and `docker stop` send, and its exit code is the container's). Only when it runs as
-# root in a folder that someone else owns does it keep running, as skill-be's parent, to forward the
-# signals and then hand the files skill-be created to that folder's owner.
+# mounted project, runs `skill-be "$@"` with the signals `docker run` and `docker stop` send passed
+# on to it, exits with its code, and, running as root in a folder that another user owns, gives the
+# files skill-be wrote there to that user. See launch.py for why it forwards instead of exec.
 set -eu
 if [ "$#" -eq 0 ]; then
   exec skill-be --help

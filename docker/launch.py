@@ -1,18 +1,22 @@
 """Starts skill-be inside its image, from entrypoint.sh: `launch.py ARG...` runs `skill-be ARG...`.
 
-Before a command that reads a project (run, verify, check, triage, regrade, merge, cache) it checks what a container gets
-wrong and skill-be cannot see: no project mounted, a folder it cannot read, a config outside the
-mounted folder, a Docker socket it cannot open. Each is one line on stderr and exit code 2.
+Before a command that reads a project (run, verify, check, triage, regrade, merge, cache) it
+checks what a container gets wrong and skill-be cannot see: no project mounted, a folder it cannot
+read, a config outside the mounted folder, a Docker socket it cannot open. Each is one line on
+stderr and exit code 2.
 
-Then, as a rule, it replaces itself with skill-be (exec), so skill-be gets the signals and its exit
-code is the container's. One case differs: running as root (the default of `docker run`, and what a
-GitHub docker action does) in a working folder that another user owns. Files skill-be writes there
-would belong to root on the host, and the user could not delete `.skill-be/` without sudo. So the
-launcher runs skill-be as its child instead, in a session of its own, forwards SIGINT, SIGTERM,
-SIGHUP and SIGQUIT to it, waits, gives every path under the mounted folder that root created or
-changed during the run to the folder's owner, and exits with skill-be's code (128 + N when a
-signal N ended it). skill-be itself stays root, so the process runner can still drop the model's
-code to a uid of its own. Set SKILL_BE_CHOWN=0 to keep root's files as they are.
+Then it runs skill-be as its child, in a session of its own, forwards SIGINT, SIGTERM, SIGHUP and
+SIGQUIT to it, and exits with skill-be's code (128 + N when signal N ended it). Why not exec: the
+container's PID 1 gets no default action for a signal it has no handler for, and skill-be handles
+SIGTERM only while `run` works, so `docker stop` during a `check` would wait 10 s for SIGKILL
+instead of ending it with 143. Help, version, `schema` and no command are exec'd.
+
+Running as root (the default of `docker run`, and what a GitHub docker action does) in a working
+folder that another user owns, the files skill-be writes there would belong to root on the host,
+and the user could not delete `.skill-be/` without sudo. So when skill-be ends, the launcher gives
+every path under the mounted folder that root created or changed during the run to the folder's
+owner. skill-be itself stays root, so the process runner can still drop the model's code to a uid
+of its own. SKILL_BE_CHOWN=0 keeps root's files as they are.
 
 Standard library only (it runs with python -I -S)."""
 
@@ -141,7 +145,10 @@ def give_back(top: str, uid: int, gid: int, since: float) -> None:
                 continue  # gone already, or a read-only mount: nothing to give back
 
 
-def run_and_give_back(args: Sequence[str], top: str, uid: int, gid: int) -> int:
+def run_child(args: Sequence[str], give_to: tuple[str, int, int] | None) -> int:
+    """Run skill-be as a child, pass the signals on, and return its exit code as a shell would.
+
+    `give_to` (top, uid, gid): afterwards, hand what root wrote under `top` to uid:gid."""
     # ctime has a coarse clock on some file systems: a second of slack only reaches files that root
     # wrote in the second before skill-be started, which nobody else did in this container.
     since = time.time() - 1
@@ -158,7 +165,8 @@ def run_and_give_back(args: Sequence[str], top: str, uid: int, gid: int) -> int:
     code = child.wait()
     for signum in FORWARDED:
         signal.signal(signum, signal.SIG_IGN)  # the files are handed over, whatever arrives now
-    give_back(top, uid, gid, since)
+    if give_to is not None:
+        give_back(*give_to, since)
     return code if code >= 0 else 128 - code
 
 
@@ -174,15 +182,14 @@ def main(args: Sequence[str]) -> int:
         if problem is not None:
             print(f"skill-be: {problem}", file=sys.stderr)
             return 2
-    if os.geteuid() == 0 and command not in WRITES_NOTHING and os.environ.get("SKILL_BE_CHOWN", "1") != "0":
-        try:
-            st = os.stat(cwd)
-        except OSError:
-            st = None
-        if st is not None and st.st_uid != 0:
-            return run_and_give_back(args, mount_of(cwd) or cwd, st.st_uid, st.st_gid)
-    os.execvp("skill-be", ["skill-be", *args])
-    return 127  # not reached: execvp replaces this process or raises
+    if command in WRITES_NOTHING:
+        os.execvp("skill-be", ["skill-be", *args])
+    give_to = None
+    if os.geteuid() == 0 and os.environ.get("SKILL_BE_CHOWN", "1") != "0":
+        st = os.stat(cwd)
+        if st.st_uid != 0:
+            give_to = (mount_of(cwd) or cwd, st.st_uid, st.st_gid)
+    return run_child(args, give_to)
 
 
 if __name__ == "__main__":

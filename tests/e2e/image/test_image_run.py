@@ -263,3 +263,27 @@ def read_some(fd: int) -> bytes:
     except OSError:  # the terminal closed: the client is gone
         time.sleep(0.2)
         return b""
+
+
+def test_docker_stop_during_a_check_ends_it_with_143(image: str, tmp_path: Path) -> None:
+    # `check` has no SIGTERM handler of its own; as the container's PID 1 it would ignore SIGTERM.
+    root = example(tmp_path, "durations")
+    config = root / "skill-be.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").split("checks:")[0] + "checks:\n  typecheck:\n    command: sleep 60\n",
+        encoding="utf-8",
+    )
+    name = f"skill-be-e2e-{secrets.token_hex(4)}"
+    proc = subprocess.Popen(Run(mount=root, name=name).argv(image, "check"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and "sleep 60" not in docker("top", name, "-o", "args").stdout:
+            time.sleep(0.2)
+        docker("kill", "-s", "TERM", name, check=True)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            docker("rm", "-f", name)
+            proc.kill()
+    assert proc.returncode == 143, err  # ignored, the check would go on for minutes: communicate() times out
