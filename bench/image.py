@@ -8,9 +8,9 @@ Prints:
   (/opt/agent-clis); targets: the skill-be image at most the CLIs + 300 MB, the sandbox under 250 MB;
 - the wall time of `verify` on a copy of examples/<example> (its demo run first writes the result
   file), interleaved so that machine load hits all alike: `skill-be verify` on the host, `docker
-  run --rm --network none -v ...:/src -w /src skill-be:<version> verify` on a root-owned folder
-  (skill-be execs at once), and the same on a folder owned by uid 1234 (the launcher stays, to give
-  the written files to that uid). Medians, and the difference to the host; target within 1.0 s.
+  run --rm --network none -v ...:/src -w /src skill-be:<version> verify` on a root-owned folder,
+  and the same on a folder owned by uid 1234 (after skill-be, the launcher walks the folder to give
+  root's new files to that uid). Medians, and the difference to the host; target within 1.0 s.
 """
 
 from __future__ import annotations
