@@ -112,7 +112,7 @@ RUN with-ca /opt/skill-be/bin/pip wheel --no-cache-dir --disable-pip-version-che
 
 # ---- skill-be: the command line, Node 22, TypeScript 6, git and the agent CLIs (the default target) -
 # No USER and no WORKDIR: a GitHub docker action runs it as root in /github/workspace, and
-# `docker run -w /src` picks the folder. entrypoint.sh explains who owns the files it writes.
+# `docker run -w /src` picks the folder. docker/launch.py explains who owns the files it writes.
 FROM ${BASE} AS skill-be
 ARG SKILL_BE_VERSION=0.1.0
 # No manuals, docs or translations from these packages (as debian:bookworm-slim does), and no apt
@@ -134,10 +134,10 @@ RUN /opt/skill-be/bin/pip install --no-deps --no-index --disable-pip-version-che
     && /opt/skill-be/bin/python -m compileall -q /opt/skill-be/lib/python3.11/site-packages/skill_be
 COPY docker/launch.py /usr/local/lib/skill-be/launch.py
 COPY entrypoint.sh /usr/local/bin/skill-be-entrypoint
-# SKILL_BE_CACHE is where skill-be looks for its own TypeScript: installed above, so no first-use download.
+# SKILL_BE_CACHE is where skill-be looks for its own TypeScript: installed above, so no first-use
+# download. No .pyc files from skill-be's root into the user's mounted project.
 ENV PATH="/opt/skill-be/bin:/opt/agent-clis/bin:${PATH}" \
     SKILL_BE_CACHE=/usr/local/share/skill-be \
-    SKILL_BE_IMAGE=1 \
     PYTHONDONTWRITEBYTECODE=1
 LABEL org.opencontainers.image.title="skill-be" \
       org.opencontainers.image.description="Benchmarks Agent Skills: baseline versus with-skill, LLM-graded, code-tested and gated." \
