@@ -145,6 +145,7 @@ def test_without_the_socket_the_answer_runs_as_another_uid_and_cannot_read_skill
     uids = {int(s.split()[0].removeprefix("uid=")) for s in seen}
     assert 0 not in uids and OWNER not in uids and 65534 not in uids
     assert {s.split(" ", 1)[1] for s in seen} == {"contained"}
+    assert not_owned_by(tmp_path, OWNER) == []  # nothing of root's, nor of the answers' uids, is left
 
 
 def test_control_as_a_plain_user_skill_be_cannot_drop_the_uid_and_the_same_answer_reads_the_canary(
