@@ -1,15 +1,17 @@
-"""Code tests through the Docker sandbox versus the process runner, in the same run.
+"""Code tests through the Docker and bwrap sandboxes versus the process runner, in the same run.
 
-    python bench/codetests_sandbox.py [--answers 100] [--rounds 2]
+    python bench/codetests_sandbox.py [--answers 100] [--rounds 2] [--sandboxes docker,bwrap]
 
 Copies examples/signup (one scenario, 3 tests) to a temporary folder, opens a code-test session
-with `codeTests.sandbox: docker` and one with `process`, and times `answers` answers through each
-(half follow the skill, half do not), all submitted at once: a burst that keeps every slot busy,
-so a runner cannot be started ahead of its answer. Setup (compile, first container) is left out.
-Rounds alternate the two sandboxes; the median of each is printed with the ratio docker / process
-(target: at most 1.3). It then times single answers that arrive while the sandbox is idle, as
-model answers usually do (a runner is then already started), and prints that ratio too. Needs a
-Docker engine and the sandbox image (.ci/steps/40-docker.sh)."""
+per sandbox (process, the baseline; docker; bwrap; and "in-realm", the process runner the old way,
+with the answer in the runner's own realm, to show what the membrane costs), and times `answers`
+answers through each (half follow the skill, half do not), all submitted at once: a burst that
+keeps every slot busy, so a runner cannot be started ahead of its answer. Setup (compile, first
+container) is left out. Rounds alternate the sandboxes; the median of each is printed with its
+ratio to process (target: burst at most 1.5). It then times single answers that arrive while the
+sandbox is idle, as model answers usually do (a runner is then already started), and prints those
+ratios too (target: at most 1.3). Needs a Docker engine with the sandbox image
+(.ci/steps/40-docker.sh) and bwrap (.ci/steps/35-sandbox-tools.sh)."""
 
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ export const result = (deps) => async ({ email, password }) => {
 
 
 def project_copy(tmp: Path, sandbox: str) -> Path:
-    folder = tmp / sandbox
+    folder = tmp / "signup"
     shutil.copytree(ROOT / "examples" / "signup", folder, ignore=shutil.ignore_patterns(".skill-be"))
     config = folder / "skill-be.demo.yaml"
     config.write_text(config.read_text() + f"\ncodeTests:\n  sandbox: {sandbox}\n", encoding="utf-8")
@@ -76,31 +78,37 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--sandboxes", default="docker,bwrap,in-realm")
     args = parser.parse_args()
+    kinds = ["process", *args.sandboxes.split(",")]
     notes: list[str] = []
-    times: dict[str, list[float]] = {"docker": [], "process": []}
+    times: dict[str, list[float]] = {k: [] for k in kinds}
     with tempfile.TemporaryDirectory() as tmp:
         sessions = {}
-        for sandbox in ("docker", "process"):
-            project = load_project(project_copy(Path(tmp), sandbox))
-            sessions[sandbox] = await CodeTestSession.open(project, keep_deps=False, warn=notes.append)
+        for kind in kinds:
+            sandbox, weaken = ("process", frozenset({"realm"})) if kind == "in-realm" else (kind, frozenset())
+            project = load_project(project_copy(Path(tmp) / kind, sandbox))
+            sessions[kind] = await CodeTestSession.open(project, keep_deps=False, warn=notes.append, weaken=weaken)
         try:
             for _ in range(args.rounds):
-                for sandbox in ("process", "docker"):
-                    times[sandbox].append(await time_answers(sessions[sandbox], args.answers))
-            lat = {sandbox: await latency(sessions[sandbox], 20) for sandbox in ("process", "docker")}
+                for kind in kinds:
+                    times[kind].append(await time_answers(sessions[kind], args.answers))
+            lat = {kind: await latency(sessions[kind], 20) for kind in kinds}
         finally:
             for s in sessions.values():
                 await s.close()
-    d, p = statistics.median(times["docker"]), statistics.median(times["process"])
-    print(f"{args.answers} answers x 3 tests, {args.rounds} rounds, concurrency {sessions['docker'].pool.size}")  # type: ignore[union-attr]
-    print(f"process runner: {p:.2f} s  ({', '.join(f'{t:.2f}' for t in times['process'])})")
-    print(f"docker sandbox: {d:.2f} s  ({', '.join(f'{t:.2f}' for t in times['docker'])})")
-    print(f"ratio docker / process: {d / p:.2f} (target <= 1.3)")
-    lp, ld = lat["process"], lat["docker"]
-    print(
-        f"one answer at a time, sandbox idle: process {lp * 1000:.0f} ms, docker {ld * 1000:.0f} ms, ratio {ld / lp:.2f}"
-    )
+    size = sessions["process"].pool.size  # type: ignore[union-attr]
+    print(f"{args.answers} answers x 3 tests at once, {args.rounds} rounds, concurrency {size}")
+    base = statistics.median(times["process"])
+    for kind in kinds:
+        t = statistics.median(times[kind])
+        runs = ", ".join(f"{x:.2f}" for x in times[kind])
+        target = "" if kind in ("process", "in-realm") else " (target <= 1.5)"
+        print(f"  burst {kind:9} {t:6.2f} s  ({runs})  ratio {t / base:.2f}{target}")
+    print("one answer at a time, sandbox idle (median of 20):")
+    for kind in kinds:
+        target = "" if kind in ("process", "in-realm") else " (target <= 1.3)"
+        print(f"  single {kind:8} {lat[kind] * 1000:6.0f} ms  ratio {lat[kind] / lat['process']:.2f}{target}")
 
 
 if __name__ == "__main__":

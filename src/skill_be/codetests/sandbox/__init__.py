@@ -2,7 +2,17 @@
 
 A sandbox hands out slots. A slot runs one answer at a time: it starts a runner (a channel) before
 the answer arrives, so the start costs nothing on the answer's path, and it gets a fresh
-environment when a start fails. The pool spreads the answers over the slots."""
+environment when a start fails. The pool spreads the answers over the slots.
+
+Verdicts: in every sandbox the runner (node/runner.mjs) keeps the tests and decides each verdict,
+and the answer's code runs in a process of its own (node/host.mjs), under a uid of its own where the
+runner may switch to one (root, and always in Docker), reached through a synchronous membrane
+(node/membrane.mjs) so the code-test contract is unchanged. Chosen over SES (lockdown and a
+compartment in the runner's process: undone by any native module, /proc/self/mem through node:fs, or
+a listed package that exposes `process`, and it breaks packages that change built-ins), over Node's
+permission model (files and child processes only; the built-ins stay shared) and over both
+combined: another process under another uid is out of reach of all of these, for one round trip
+per operation that crosses."""
 
 from __future__ import annotations
 

@@ -83,6 +83,10 @@ def wrap_argv(bwrap: str, node: str, harness_dir: Path, base: Path, packages: Pa
     for folder in (base / "node_modules", packages):
         if folder is not None and folder.is_dir():
             argv += ["--ro-bind", str(folder), str(folder)]
+            for entry in folder.iterdir():  # npm's own files (.package-lock.json, .bin): not the packages
+                if entry.name.startswith("."):
+                    hide = ["--tmpfs", str(entry)] if entry.is_dir() else ["--ro-bind", "/dev/null", str(entry)]
+                    argv += hide
     argv += ["--bind", str(run_dir), str(run_dir), "--chdir", str(run_dir), "--"]
     return argv
 

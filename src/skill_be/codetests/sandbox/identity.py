@@ -74,10 +74,14 @@ def allocate(taken: set[int]) -> int:
 
 
 def processes_of(uid: int) -> list[int]:
+    """The live processes of `uid` (a zombie is dead already: it waits for its parent to reap it)."""
     pids: list[int] = []
     for status in Path("/proc").glob("[0-9]*/status"):
         with contextlib.suppress(OSError, ValueError):
-            for line in status.read_text().splitlines():
+            text = status.read_text()
+            if "\nState:\tZ" in text:
+                continue
+            for line in text.splitlines():
                 if line.startswith("Uid:"):
                     if int(line.split()[1]) == uid:  # the real uid: what a setuid cannot give back
                         pids.append(int(status.parent.name))

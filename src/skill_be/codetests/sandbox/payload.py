@@ -74,7 +74,10 @@ def build_payload(
             add(work.folder, f"b/{work.key}")
             if work.packages is not None and work.packages.is_dir():
                 for p in _walk(work.packages):
-                    add(p, f"b/{work.key}/node_modules/{p.relative_to(work.packages).as_posix()}".rstrip("/."))
+                    rel = p.relative_to(work.packages)
+                    if rel.parts[:1] and rel.parts[0].startswith("."):
+                        continue  # npm's own files (.package-lock.json, .bin): not the packages
+                    add(p, f"b/{work.key}/node_modules/{rel.as_posix()}".rstrip("/."))
             for p in _walk(work.folder):
                 rel = p.relative_to(work.folder)
                 if rel.parts[:1] == ("runs",):
