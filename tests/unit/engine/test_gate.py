@@ -54,4 +54,8 @@ def test_error_lines_with_and_without_code_tests() -> None:
 
 def test_ready_section_is_the_fixed_string() -> None:
     g = decide([score("a", "m1", 0, 100)], [sc("a")], ["m1"], 0, False, GateConfig())
-    assert release_gate_section(g) == ["## Release Gate", "", "**READY** — No universal 0% criteria. No critical regressions."]
+    assert release_gate_section(g) == [
+        "## Release Gate",
+        "",
+        "**READY** — No universal 0% criteria. No critical regressions.",
+    ]
