@@ -89,9 +89,53 @@ def read_result_file(path: Path) -> ResultFile | None:
 
     try:
         d = checked("result", _model, data, name, Places(text, "json"))
+        if not _newer(d["skillBeVersion"]):
+            _no_unknown_keys(data, name, Places(text, "json"))
     except ConfigError as e:
         raise ConfigError(f"{e}; {_FIX}") from None
     return ResultFile(version=d["skillBeVersion"], skills={k: _entry(e) for k, e in d["skills"].items()})
+
+
+def _newer(version: str) -> bool:
+    """Whether the file was written by a later skill-be than this one (or by the Node tool, 1.x):
+    such a file may carry keys this version does not know yet, and they are left alone."""
+
+    def parts(v: str) -> tuple[int, ...]:
+        try:
+            return tuple(int(x) for x in v.split("+")[0].split("-")[0].split("."))
+        except ValueError:
+            return ()
+
+    mine, theirs = parts(__version__), parts(version)
+    return not theirs or theirs > mine
+
+
+# The keys each level of the file may have; a file this version (or an earlier one) wrote has no
+# others, so another key is a hand edit, most likely a typo.
+_TOP_KEYS = ("skillBeVersion", "skills")
+_ENTRY_KEYS = ("date", "fingerprint", "ready", "reasons", "models", "grader", "scores", "gate")
+_SCORE_KEYS = ("model", "scenario", "line", "kind", "critical", "baseline", "withSkill")
+_ARM_KEYS = ("passed", "total")
+
+
+def _no_unknown_keys(d: Any, name: str, places: Any) -> None:
+    from skill_be.project.validation import at_place, path_text
+    from skill_be.project.where import did_you_mean
+
+    def check(m: Mapping[str, Any], allowed: tuple[str, ...], loc: list[str | int]) -> None:
+        for k in m:
+            if k not in allowed:
+                where = path_text([*loc, k])
+                place = places.find([*loc, k], key=True)
+                raise ConfigError(f'{at_place(name, place)}: {where}: unknown key "{k}"{did_you_mean(k, allowed)}')
+
+    check(d, _TOP_KEYS, [])
+    for skill, entry in d["skills"].items():
+        check(entry, _ENTRY_KEYS, ["skills", skill])
+        for i, score in enumerate(entry.get("scores") or ()):
+            check(score, _SCORE_KEYS, ["skills", skill, "scores", i])
+            for arm in ("baseline", "withSkill"):
+                check(score[arm], _ARM_KEYS, ["skills", skill, "scores", i, arm])
 
 
 def _model() -> type[BaseModel]:

@@ -1,6 +1,8 @@
 """summary.json and the result file, hand-edited or older: `triage` and `verify` read them through
 their models, so wrong types, missing keys and truncated JSON are one line on stderr and exit 2,
-never a traceback; extra keys are allowed (files from a newer skill-be or the Node tool)."""
+never a traceback. An unknown key in a result file that this version (or an earlier one) wrote is a
+hand edit and one line too; a file from a newer skill-be or from the Node tool may carry keys this
+version does not know. summary.json allows extra keys (each feature adds its own)."""
 
 from __future__ import annotations
 
@@ -169,6 +171,7 @@ def test_scores_are_recorded_and_extra_keys_and_missing_scores_are_fine(recorded
         d["skills"]["money"]["reasons"] = []
         d["skills"]["money"]["comment"] = "a key skill-be does not know"
         d["generator"] = "@ngwes/skill-be"
+        d["skillBeVersion"] = "1.0.0"  # the Node tool's
 
     edit_json(path, node_tool_file)
     after = run(root, "verify")
@@ -177,3 +180,44 @@ def test_scores_are_recorded_and_extra_keys_and_missing_scores_are_fine(recorded
         after.stdout.splitlines()[0]
         == "result file skill-be.result.json: 1 skill(s) match their last run, every one READY"
     )
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda d: d["skills"]["money"].update(redy=True),
+            r'skills\.money\.redy: unknown key "redy" \(did you mean "ready"\?\)',
+        ),
+        (lambda d: d.update(skillz={}), r'skillz: unknown key "skillz" \(did you mean "skills"\?\)'),
+        (
+            lambda d: d["skills"]["money"]["scores"][1]["withSkill"].update(passd=2),
+            r'skills\.money\.scores\[1\]\.withSkill\.passd: unknown key "passd" \(did you mean "passed"\?\)',
+        ),
+    ],
+)
+def test_verify_refuses_an_unknown_key_in_a_result_file_this_version_wrote(
+    recorded: Path, tmp_path: Path, change: Edit, expected: str
+) -> None:
+    root = copy(recorded, tmp_path)
+    path = root / "skill-be.result.json"
+    before = path.read_text(encoding="utf-8")
+    edit_json(path, change)
+    result = run(root, "verify")
+    assert result.code == 2
+    line = one_line(result)
+    assert re.fullmatch(rf"skill-be\.result\.json:\d+:\d+: {expected}; {re.escape(RESULT_FIX)}", line), line
+    assert before != path.read_text(encoding="utf-8")  # the user's edit is left as it is
+
+
+def test_an_unknown_key_is_fine_in_a_result_file_from_a_newer_skill_be(recorded: Path, tmp_path: Path) -> None:
+    root = copy(recorded, tmp_path)
+
+    def newer(d: dict[str, Any]) -> None:
+        d["skillBeVersion"] = "99.0.0"
+        d["skills"]["money"]["confidence"] = {"a": "field a later version adds"}
+
+    edit_json(root / "skill-be.result.json", newer)
+    result = run(root, "verify")
+    assert result.code == 1, result.stderr  # NOT READY at its last run, read without complaint
+    assert "unknown key" not in result.stderr
