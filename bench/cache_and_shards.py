@@ -31,10 +31,11 @@ import scheduler  # bench/scheduler.py: the plan and the fixed-cost measure
 def hit_overhead(n: int) -> tuple[float, float]:
     """Median seconds per call: (a cache hit, an instant model without the cache)."""
     from skill_be.adapters.base import Answer, CallContext
-    from skill_be.engine.cache import CachedCalls, ResponseCache, generation_key
+    from skill_be.engine.cache import CachedCalls, generation_key
     from skill_be.engine.limiter import PriorityLimiter
     from skill_be.engine.runner import CallTag, Engine, Model, Settings
     from skill_be.project.config import GateConfig
+    from skill_be.results.response_cache import ResponseCache
 
     class Instant:
         label = "m"

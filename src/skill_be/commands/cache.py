@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from skill_be.engine.cache import cache_folder, clear, prune
 from skill_be.errors import ConfigError, UsageError
 from skill_be.paths import shown
+from skill_be.results.response_cache import cache_folder, clear, prune
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _AGE = re.compile(r"^(\d+)([smhdw])$")

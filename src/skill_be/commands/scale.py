@@ -14,7 +14,7 @@ from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, labels
 from skill_be.commands.assembly import build_models, preflight
 from skill_be.commands.common import warn
 from skill_be.commands.run_files import RunFiles
-from skill_be.engine.cache import CachedCalls, ResponseCache, adapter_identity, cache_folder
+from skill_be.engine.cache import CachedCalls, adapter_identity
 from skill_be.engine.pricing import Caller, PlanCount, Price, dry_run_lines, parse_pricing, plan_skill, skill_costs
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import Engine, Model, Settings, SkillRun
@@ -25,6 +25,7 @@ from skill_be.project.loader import Project
 from skill_be.project.where import Where
 from skill_be.reports.markdown import Header
 from skill_be.results.atomic import write_atomic
+from skill_be.results.response_cache import ResponseCache, cache_folder
 from skill_be.results.result_file import ResultEntry
 from skill_be.results.run_dir import RunDir
 from skill_be.results.shards import ShardWriter, assign, in_shard, parse_shard, plan_id, units

@@ -13,6 +13,7 @@ import pytest
 
 from skill_be.adapters.base import Answer, Usage
 from skill_be.engine import cache as c
+from skill_be.results import response_cache as store
 
 
 class Entry(NamedTuple):
@@ -97,7 +98,7 @@ def warnings() -> tuple[list[str], object]:
 
 def test_put_then_get_returns_the_answer_and_counts_hits_per_skill(tmp_path: Path) -> None:
     seen, warn = warnings()
-    cache = c.ResponseCache.open(tmp_path / "cache", warn)  # type: ignore[arg-type]
+    cache = store.ResponseCache.open(tmp_path / "cache", warn)  # type: ignore[arg-type]
     key = c.generation_key("m", "p", "baseline", 1)
     assert cache.get(key, "money") is None
     cache.put(key, Answer("the answer", Usage(12, 34), {"isolation": "none"}))
@@ -111,7 +112,7 @@ def test_put_then_get_returns_the_answer_and_counts_hits_per_skill(tmp_path: Pat
 
 def test_a_truncated_or_foreign_entry_is_a_miss_with_one_warning_and_is_replaced(tmp_path: Path) -> None:
     seen, warn = warnings()
-    cache = c.ResponseCache.open(tmp_path / "cache", warn)  # type: ignore[arg-type]
+    cache = store.ResponseCache.open(tmp_path / "cache", warn)  # type: ignore[arg-type]
     key = c.generation_key("m", "p", "baseline", 1)
     cache.put(key, Answer("the right answer"))
     raw = cache.path(key).read_bytes()
@@ -140,14 +141,14 @@ def test_an_unwritable_cache_folder_turns_the_cache_off_with_one_warning(tmp_pat
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the cache folder should be\n")
     seen, warn = warnings()
-    cache = c.ResponseCache.open(blocker / "cache", warn)  # type: ignore[arg-type]
+    cache = store.ResponseCache.open(blocker / "cache", warn)  # type: ignore[arg-type]
     assert cache.enabled is False
     assert len(seen) == 1 and "the response cache cannot be written" in seen[0] and "--no-cache" in seen[0]
     key = c.generation_key("m", "p", "baseline", 1)
     cache.put(key, Answer("x"))
     assert cache.get(key, "s") is None and len(seen) == 1
     # the control: the same calls on a writable folder store and find the entry
-    ok = c.ResponseCache.open(tmp_path / "cache", warn)  # type: ignore[arg-type]
+    ok = store.ResponseCache.open(tmp_path / "cache", warn)  # type: ignore[arg-type]
     ok.put(key, Answer("x"))
     assert ok.get(key, "s") == Answer("x") and len(seen) == 1
 
@@ -156,26 +157,26 @@ def test_a_write_that_fails_midway_turns_the_cache_off_and_leaves_no_entry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen, warn = warnings()
-    cache = c.ResponseCache.open(tmp_path / "cache", warn)  # type: ignore[arg-type]
+    cache = store.ResponseCache.open(tmp_path / "cache", warn)  # type: ignore[arg-type]
     key = c.generation_key("m", "p", "baseline", 1)
 
     def full_disk(fd: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(c.os, "fsync", full_disk)
+    monkeypatch.setattr(store.os, "fsync", full_disk)
     cache.put(key, Answer("x"))
     assert not cache.enabled and len(seen) == 1 and "No space left on device" in seen[0]
     assert list((tmp_path / "cache").rglob("*")) in ([], [cache.path(key).parent])
 
 
 def test_an_interrupted_write_leaves_no_half_written_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache = c.ResponseCache.open(tmp_path / "cache", lambda _: None)
+    cache = store.ResponseCache.open(tmp_path / "cache", lambda _: None)
     key = c.generation_key("m", "p", "baseline", 1)
 
     def interrupted(fd: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(c.os, "fsync", interrupted)
+    monkeypatch.setattr(store.os, "fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
         cache.put(key, Answer("x" * 100_000))
     assert not cache.path(key).exists()
@@ -183,7 +184,7 @@ def test_an_interrupted_write_leaves_no_half_written_entry(tmp_path: Path, monke
 
 
 def _writer(folder: str, key: str, n: int, tag: str) -> None:
-    cache = c.ResponseCache(Path(folder), lambda line: None)
+    cache = store.ResponseCache(Path(folder), lambda line: None)
     for i in range(n):
         cache.put(key, Answer(f"{tag}-{i}-" + "y" * 20_000))
 
@@ -191,7 +192,7 @@ def _writer(folder: str, key: str, n: int, tag: str) -> None:
 def test_two_runs_writing_the_same_entry_at_once_never_show_a_reader_half_an_entry(tmp_path: Path) -> None:
     folder = tmp_path / "cache"
     seen, warn = warnings()
-    reader = c.ResponseCache.open(folder, warn)  # type: ignore[arg-type]
+    reader = store.ResponseCache.open(folder, warn)  # type: ignore[arg-type]
     key = c.generation_key("m", "p", "baseline", 1)
     ctx = multiprocessing.get_context("fork")
     procs = [ctx.Process(target=_writer, args=(str(folder), key, 150, tag)) for tag in ("a", "b")]
@@ -211,7 +212,7 @@ def test_two_runs_writing_the_same_entry_at_once_never_show_a_reader_half_an_ent
 
 
 def test_prune_removes_what_no_run_used_for_that_long_and_clear_removes_everything(tmp_path: Path) -> None:
-    cache = c.ResponseCache.open(tmp_path / "cache", lambda _: None)
+    cache = store.ResponseCache.open(tmp_path / "cache", lambda _: None)
     keys = [c.generation_key("m", "p", "baseline", rep) for rep in range(1, 5)]
     for k in keys:
         cache.put(k, Answer("x"))
@@ -224,13 +225,13 @@ def test_prune_removes_what_no_run_used_for_that_long_and_clear_removes_everythi
     os.utime(leftover, (old, old))
     # a hit refreshes the entry's time: used recently, it is kept
     assert cache.get(keys[1], "s") is not None
-    removed, freed = c.prune(tmp_path / "cache", c_age("30d"), now=now + 1)
+    removed, freed = store.prune(tmp_path / "cache", c_age("30d"), now=now + 1)
     assert removed == 2 and freed > 0
     assert [k for k in keys if cache.path(k).exists()] == keys[1:]
     assert not leftover.exists()
-    removed, _ = c.clear(tmp_path / "cache")
+    removed, _ = store.clear(tmp_path / "cache")
     assert removed == 3 and not any(cache.path(k).exists() for k in keys)
-    assert c.clear(tmp_path / "missing") == (0, 0)
+    assert store.clear(tmp_path / "missing") == (0, 0)
 
 
 def c_age(text: str) -> float:
