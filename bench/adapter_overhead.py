@@ -23,8 +23,8 @@ from typing import Any
 
 from skill_be.adapters.base import CallContext
 from skill_be.adapters.credentials import Redactor
-from skill_be.adapters.process import run_process
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry
+from skill_be.proc import run_process
 from skill_be.project.config import AdapterEntry
 from skill_be.project.where import Where
 
