@@ -116,7 +116,9 @@ class Config(NamedTuple):
             w = w.index(k) if isinstance(k, int) else w.key(k)
         return w
 
-    cache: bool = False  # the response cache (engine/cache.py, results/response_cache.py); --cache and --no-cache override it
+    cache: bool = (
+        False  # the response cache (engine/cache.py, results/response_cache.py); --cache and --no-cache override it
+    )
     pricing: Mapping[str, object] = MappingProxyType({})  # model id -> prices; engine/pricing.py validates it
 
 
