@@ -17,7 +17,15 @@ from skill_be.adapters.credentials import Redactor
 from skill_be.errors import UsageError
 from skill_be.github import gather, runner_files
 from skill_be.github.client import Client
-from skill_be.github.inputs import Context, Inputs, config_arg, read_context, read_inputs
+from skill_be.github.inputs import (
+    RUN_COMMANDS,
+    Context,
+    Inputs,
+    config_arg,
+    expand_globs,
+    read_context,
+    read_inputs,
+)
 from skill_be.github.publish import publish
 from skill_be.reports.pr_comment import GateView, SkillView, render
 
@@ -105,7 +113,9 @@ def _result_line(done: Finished) -> str:
     for line in done.stderr:
         if line.startswith("skill-be") or ": " in line:
             return line
-    return f"skill-be exited with code {done.code}"
+    # An error without a place (merge's "shard 2/2 is missing; ..."): the command's last word.
+    last = [line for line in done.stderr if line.strip()]
+    return last[-1] if last else f"skill-be exited with code {done.code}"
 
 
 def _project(config: Path) -> Any:
@@ -132,7 +142,8 @@ def _verify_checks(project: Any) -> Any:
 def build_view(
     inputs: Inputs, ctx: Context, cwd: Path, config: Path, done: Finished, checks_doc: Any
 ) -> tuple[GateView, Path | None]:
-    """The gate's view of what the command did, and the run folder when `run` wrote one."""
+    """The gate's view of what the command did, and the run folder when `run`, `regrade` or `merge`
+    wrote one."""
     project = _project(config) if done.code in (0, 1) else None
     evals: dict[str, Path] = {s.name: s.eval_path for s in project.skills} if project else {}
     skills: list[SkillView] = []
@@ -141,10 +152,9 @@ def build_view(
     reps: int | None = None
     tokens: dict[str, tuple[int, int]] = {}
     run_dir: Path | None = None
-    if inputs.command == "run":
-        written = [line.strip() for line in done.stdout if line.strip().endswith("summary.json")]
-        if written:
-            summary_path = cwd / written[-1]
+    if inputs.command in RUN_COMMANDS:
+        summary_path = _written_summary(done.stdout, cwd)
+        if summary_path is not None:
             run_dir = summary_path.parent
             doc = gather.load_json_file(summary_path)
             if isinstance(doc, dict):
@@ -191,7 +201,7 @@ def build_view(
 
 def outputs(view: GateView, report: Path, workspace: Path, run_dir: Path | None) -> dict[str, str]:
     not_ready = [s.name for s in view.skills if s.ready is not True or s.changed]
-    if view.command in ("run", "verify"):
+    if view.command in (*RUN_COMMANDS, "verify"):
         ready = view.result != "error" and bool(view.skills) and not not_ready
     else:
         ready = view.result == "pass"
@@ -255,7 +265,8 @@ def main(
             for line in [*done.stdout, *done.stderr]:
                 print(line, file=sys.stderr)
     else:
-        done = run_command([*base, inputs.command, *inputs.args], cwd, kid, redactor)
+        args = expand_globs(inputs.args, cwd) if inputs.command == "merge" else inputs.args
+        done = run_command([*base, inputs.command, *args], cwd, kid, redactor)
         checks_doc = None
     view, run_dir = build_view(inputs, ctx, cwd, config, done, checks_doc)
     full = redactor(render(view) + _skill_reports(view, run_dir))
@@ -287,8 +298,24 @@ def main(
     return code
 
 
+def _written_summary(stdout: Sequence[str], cwd: Path) -> Path | None:
+    """The summary.json the closing "Written:" lines name (run, regrade and merge print them alike),
+    relative to the command's folder or absolute."""
+    written = False
+    for line in stdout:
+        text = line.strip()
+        if line == "Written:":
+            written = True
+        elif written and line.startswith("  ") and (text == "summary.json" or text.endswith("/summary.json")):
+            return cwd / text
+        elif written and not line.startswith("  "):
+            written = False
+    return None
+
+
 def _skill_reports(view: GateView, run_dir: Path | None) -> str:
-    """After `run`, each skill's own Markdown report follows the gate's, in the job summary and file."""
+    """After `run`, `regrade` or `merge`, each skill's own Markdown report follows the gate's, in the
+    job summary and file."""
     if run_dir is None:
         return ""
     texts = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import json
 import shlex
 from collections.abc import Mapping
@@ -10,7 +11,9 @@ from typing import Any, NamedTuple
 
 from skill_be.errors import UsageError
 
-COMMANDS = ("verify", "run", "check", "triage")
+COMMANDS = ("verify", "run", "check", "triage", "regrade", "merge")
+# The commands that write a run folder: the action reads its summary.json and reports as after `run`.
+RUN_COMMANDS = ("run", "regrade", "merge")
 
 
 class Inputs(NamedTuple):
@@ -74,6 +77,18 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         annotations=_flag(env, "annotations", True),
         fail_on_not_ready=_flag(env, "fail-on-not-ready", True),
     )
+
+
+def expand_globs(args: tuple[str, ...], cwd: Path) -> tuple[str, ...]:
+    """`merge`'s folders: an argument with *, ? or [ is expanded in `cwd` as a shell would (sorted,
+    hidden names left out), since no shell reads `args`; a pattern that matches nothing stays as
+    written, for the command to name."""
+    out: list[str] = []
+    for a in args:
+        magic = not a.startswith("-") and any(c in a for c in "*?[")
+        found = sorted(glob.glob(a, root_dir=cwd)) if magic else []
+        out += found or [a]
+    return tuple(out)
 
 
 def config_arg(args: tuple[str, ...]) -> str:

@@ -60,7 +60,7 @@ class CheckView(NamedTuple):
 
 
 class GateView(NamedTuple):
-    command: str  # verify, run, check, triage
+    command: str  # verify, run, check, triage, regrade, merge
     result: str  # pass, blocked, error
     result_line: str  # the command's closing "Result: ..." line, or why it stopped
     skills: tuple[SkillView, ...] = ()

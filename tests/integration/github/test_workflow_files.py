@@ -89,3 +89,29 @@ def test_readme_documents_every_input_and_output() -> None:
     section = readme[readme.index("<!-- section:action -->") : readme.index("<!-- /section:action -->")]
     for name in [*action["inputs"], *action["outputs"]]:
         assert f"| `{name}` |" in section, name
+
+
+def test_every_command_the_action_accepts_is_documented() -> None:
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("<!-- section:action -->") : readme.index("<!-- /section:action -->")]
+    row = next(line for line in section.splitlines() if line.startswith("| `command` |"))
+    for command in action_inputs.COMMANDS:
+        assert re.search(rf"\b{command}\b", action["inputs"]["command"]["description"]), command
+        assert f"`{command}`" in row, command
+
+
+def test_the_readmes_matrix_workflow_is_valid(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("<!-- section:scale -->") : readme.index("<!-- /section:scale -->")]
+    text = section.split("A GitHub Actions workflow with four shard jobs and a merge job:", 1)[1]
+    text = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    merge = yaml.safe_load(text)["jobs"]["merge"]
+    (step,) = [s for s in merge["steps"] if str(s.get("uses", "")).startswith("ngwes/skill-be@")]
+    assert step["with"]["command"] == "merge"
+    workflow = tmp_path / "matrix.yml"
+    workflow.write_text(text, encoding="utf-8")
+    r = _run(_tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", str(workflow))
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _run(_tool("actionlint"), str(workflow))
+    assert r.returncode == 0, r.stdout + r.stderr
