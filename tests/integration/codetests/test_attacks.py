@@ -316,10 +316,12 @@ def test_nothing_an_answer_leaves_reaches_the_next(box: Box) -> None:
 
 # ---- 5. the processes that outlive an answer ------------------------------------------------------
 
+# A zombie (a process killed earlier, not yet reaped by PID 1) is dead: only live processes count.
 TAKE_OVER = """import fs from 'node:fs';
 const got = [];
 for (const p of fs.readdirSync('/proc')) {
   if (!/^\\d+$/.test(p) || +p === process.pid) continue;
+  try { if (fs.readFileSync(`/proc/${p}/stat`, 'latin1').split(') ')[1][0] === 'Z') continue; } catch { continue; }
   try { fs.closeSync(fs.openSync(`/proc/${p}/mem`, 'r+')); got.push('mem ' + p); } catch {}
   try { fs.readFileSync(`/proc/${p}/environ`); if (+p !== process.pid) got.push('environ ' + p); } catch {}
   try { process.kill(+p, 0); got.push('signal ' + p); } catch {}
@@ -368,6 +370,17 @@ HOSTILE = {
     "a huge array returned": "export const result = () => new Array(5e6).fill('z'.repeat(10));",
     "a getter that lies about equality": """export const result = () => new Proxy({}, {
   get: (t, k) => (k === Symbol.toPrimitive ? () => 5 : k === 'valueOf' ? () => 5 : undefined),
+});""",
+    "a flood of 8 MB frames on its channel to the runner": """import fs from 'node:fs';
+const body = Buffer.from(JSON.stringify({ k: 'ev', e: 'noise', pad: 'x'.repeat(8 << 20) }));
+const head = Buffer.alloc(4);
+head.writeUInt32BE(body.length);
+const frame = Buffer.concat([head, body]);
+setInterval(() => { for (let i = 0; i < 4; i++) fs.writeSync(4, frame); }, 0);
+export const result = () => 0;""",
+    "a getter that never returns": """export const result = () => ({ get then() { for (;;) {} } });""",
+    "a thenable that settles twice with proxies": """export const result = () => ({
+  then(ok, bad) { ok(new Proxy({}, { get: () => 5 })); bad(new Proxy({}, {})); ok(5); },
 });""",
     "an uncaught error flood": """export const result = () => {
   for (let i = 0; i < 1000; i++) setTimeout(() => { throw 'w'.repeat(1 << 20); }, 0);
@@ -434,3 +447,44 @@ def test_bwrap_alone_keeps_the_tests_and_other_processes_out_of_reach(
         assert [r.passed for r in left] == HONEST_OUTCOME
         assert "+ ''" in str(left[3].message), left[3].message
         box.honest_answer_gets_its_true_result()
+
+
+# ---- 8. code-compiling constructors: strings of the answer never compile in the runner ------------
+
+COMPILE_TESTS = """\
+import assert from 'node:assert/strict';
+import { test } from 'skill-be/testing';
+
+test('compiles in its own realm', ({ result }) => {
+  const f = result(result.code);
+  globalThis.marker = 'runner';
+  assert.equal(f(), 'answer');
+});
+
+test('sees its own Function behind a fake', ({ result }) => {
+  assert.equal(result.probe(function fake() {}), 'its own Function');
+});
+"""
+COMPILER = """globalThis.marker = 'answer';
+export const result = Object.assign(Function, {
+  code: 'return globalThis.marker',
+  probe: (fn) => (fn.constructor === Function ? 'its own Function' : "the runner's Function"),
+});"""
+
+
+@pytest.mark.parametrize("weaken", [frozenset(), frozenset({"realm"})], ids=["membrane", "control-in-realm"])
+def test_the_answer_s_function_constructor_compiles_in_the_answer_s_realm(
+    tmp_path: Path, weaken: frozenset[str]
+) -> None:
+    project = CodeProject(tmp_path / "proj")
+    project.scenarios({"probe": COMPILE_TESTS})
+    drive = Driver()
+    session = drive.open(project.save_config({"sandbox": "process", "testTimeoutSeconds": 3}, 1), weaken=weaken)
+    try:
+        run = drive(session.run("probe", "probe", ts(COMPILER)))
+    finally:
+        drive(session.close())
+        drive.close()
+    passed = [r.passed for r in run.results]
+    # In the runner's realm the answer's Function is the runner's: its string runs there.
+    assert passed == ([False, False] if weaken else [True, True]), [r.message for r in run.results]

@@ -12,6 +12,7 @@ const parent = process.ppid;
 let started = false;
 
 const ep = createEndpoint({
+  side: 'answer',
   readFd: 3,
   writeFd: 4,
   wakeFd: 3, // read-write: the runner opened it so
@@ -45,6 +46,8 @@ async function load(dir, answer) {
     return;
   }
   process.chdir(dir);
+  process.env.HOME = dir; // it may have started before its folder was known
+  process.env.TMPDIR = dir;
   let ns;
   try {
     ns = await import(pathToFileURL(file).href);

@@ -22,6 +22,7 @@ export const MAX_FRAME = 16 * 1024 * 1024; // one value larger than this ends th
 const COPY_DEPTH = 16; // errors and collections copied deeper than this cross by reference
 const DECODE_DEPTH = 200;
 const PREVIEW_DEPTH = 3;
+const FRAMES_AHEAD = 8; // frames read ahead of the main thread: at most 8 x MAX_FRAME held
 const PREVIEW_KEYS = 50;
 
 // ---- the intrinsics: each side's own built-ins stand for the other's -------------------------
@@ -86,6 +87,8 @@ const WELL_KNOWN = new Map(
     .filter((k) => typeof Symbol[k] === 'symbol')
     .map((k) => [Symbol[k], k]),
 );
+// The built-ins that turn strings into code.
+const COMPILERS = new Set(['Function', '%AsyncFunction%', '%GeneratorFunction%', '%AsyncGeneratorFunction%']);
 const TYPED = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',
   'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array'];
 const ERRORS = {
@@ -120,11 +123,14 @@ export function readStat(pid) {
  * readFd/writeFd: the FIFOs; onEvent(event): application events ({k:'ev'}) from the other side;
  * peerAlive(): false once the other side is known dead (checked while waiting).
  */
-export function createEndpoint({ readFd, writeFd, wakeFd, onEvent, peerAlive = () => true, keepAlive = false }) {
-  const cell = new Int32Array(new SharedArrayBuffer(4));
+export function createEndpoint({ side, readFd, writeFd, wakeFd, onEvent, peerAlive = () => true, keepAlive = false }) {
+  // The runner's side never gets one of its own code-compiling constructors from the answer's side
+  // (its strings would run in the runner's realm): the answer's side sends its own by reference.
+  const runner = side === 'runner';
+  const cell = new Int32Array(new SharedArrayBuffer(8));
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(new URL('./reader.mjs', import.meta.url), {
-    workerData: { fd: readFd, port: port2, cell: cell.buffer, max: MAX_FRAME },
+    workerData: { fd: readFd, port: port2, cell: cell.buffer, max: MAX_FRAME, ahead: FRAMES_AHEAD },
     transferList: [port2],
   });
   worker.unref();
@@ -173,6 +179,8 @@ export function createEndpoint({ readFd, writeFd, wakeFd, onEvent, peerAlive = (
   }
 
   function dispatch(raw) {
+    Atomics.add(cell, 1, 1); // one more frame taken: the reader may read on
+    Atomics.notify(cell, 1);
     if (typeof raw !== 'string') {
       markGone(raw?.tooBig ? `it sent a value over ${MAX_FRAME} bytes` : 'the other process closed the channel');
       return;
@@ -372,7 +380,7 @@ export function createEndpoint({ readFd, writeFd, wakeFd, onEvent, peerAlive = (
     }
     if (v === null) return ['z'];
     const intrinsic = INTRINSICS.names.get(v);
-    if (intrinsic !== undefined) return ['I', intrinsic];
+    if (intrinsic !== undefined && (runner || !COMPILERS.has(intrinsic))) return ['I', intrinsic];
     const theirs = importId.get(v);
     if (theirs !== undefined) return ['R', theirs];
     if (!isProxy(v) && depth < COPY_DEPTH) {
@@ -521,6 +529,7 @@ export function createEndpoint({ readFd, writeFd, wakeFd, onEvent, peerAlive = (
         return decSymbol(x);
       case 'I': {
         if (!INTRINSICS.byName.has(x[1])) throw new ProtocolError('unknown built-in');
+        if (runner && COMPILERS.has(x[1])) throw new ProtocolError('a code-compiling constructor cannot cross');
         return INTRINSICS.byName.get(x[1]);
       }
       case 'R': {

@@ -5,11 +5,18 @@
 import { workerData } from 'node:worker_threads';
 import { readSync } from 'node:fs';
 
-const { fd, port, cell, max } = workerData;
+const { fd, port, cell, max, ahead } = workerData;
+// [0]: frames handed over; [1]: frames the main thread has taken. At most `ahead` frames wait in
+// the port, so a side that floods the channel fills the FIFO and blocks, not this process's memory.
 const counter = new Int32Array(cell);
 const bump = () => {
   Atomics.add(counter, 0, 1);
   Atomics.notify(counter, 0);
+  for (;;) {
+    const taken = Atomics.load(counter, 1);
+    if (Atomics.load(counter, 0) - taken < ahead) break;
+    Atomics.wait(counter, 1, taken, 100);
+  }
 };
 const head = Buffer.alloc(4);
 

@@ -94,7 +94,15 @@ function readRequest() {
   });
 }
 
-async function run() {
+async function run(options) {
+  // Start the answer's process while the request is still to come: its start is then off the
+  // answer's path. `--host <uid|-> <nproc>` says how; without it, it starts once the request is read.
+  let early = null;
+  const at = options.indexOf('--host');
+  if (at >= 0) {
+    const uid = options[at + 1] === '-' ? null : Number(options[at + 1]);
+    early = startHost({ uid, nproc: Number(options[at + 2]) || 0, wrap: [], cwd: process.cwd(), home: process.cwd() });
+  }
   const req = await readRequest();
   const prefix = `\x1e${req.nonce}\x1f`;
   const emit = (event) => write(1, `${prefix}${stringify(event)}\n`);
@@ -108,6 +116,7 @@ async function run() {
   process.on('unhandledRejection', uncaught);
 
   if (req.ping) {
+    await reap(early?.host);
     emit({ e: 'pong', node: process.version });
     process.exit(0);
   }
@@ -123,9 +132,10 @@ async function run() {
   emit({ e: 'names', names: reg.tests.map((t) => t.name) });
 
   let current = null; // the test that is running
+  if (req.inRealm) await reap(early?.host);
   const answer = req.inRealm
     ? await loadInRealm(req, dir, emit)
-    : await loadInHost(req, dir, emit, (err) => uncaught(err), () => current);
+    : await loadInHost(req, dir, emit, (err) => uncaught(err), () => current, early);
   const { fields } = answer;
   emit({ e: 'loaded' });
 
@@ -154,7 +164,7 @@ async function run() {
     emit({ e: 'result', name: t.name, ...outcome, ms: now() - started });
   }
   emit({ e: 'end' });
-  answer.stop();
+  await answer.stop();
   // Timers or sockets left open must not keep the process alive.
   process.exit(0);
 }
@@ -176,7 +186,7 @@ async function loadInRealm(req, dir, emit) {
   try {
     const ns = await import(pathToFileURL(file).href);
     if (!('result' in ns)) throw { noResult: true };
-    return { fields: Object.freeze({ ...ns }), ended: () => false, stop: () => {} };
+    return { fields: Object.freeze({ ...ns }), ended: () => false, stop: async () => {} };
   } catch (err) {
     const message = err?.noResult
       ? "the answer's code has no `result` export"
@@ -188,30 +198,69 @@ async function loadInRealm(req, dir, emit) {
 
 // The answer in its own process (host.mjs), under req.uid when this runner may switch to it; the
 // tests reach its fields through the membrane.
-async function loadInHost(req, dir, emit, onUncaught, currentTest) {
-  const fifos = mkdtempSync(join(tmpdir(), 'skill-be-fifo-'));
-  const toHost = join(fifos, 'in');
-  const fromHost = join(fifos, 'out');
-  const made = spawnSync('mkfifo', ['-m', '600', toHost, fromHost], { stdio: 'ignore' });
-  if (made.status !== 0) {
-    emit({ e: 'fatal', message: `mkfifo failed in ${fifos} (${made.error?.message ?? `exit code ${made.status}`})` });
-    process.exit(3);
+// Kills a process and waits (a second at most) until Node has reaped it.
+function reap(child, listener) {
+  return new Promise((resolve) => {
+    if (!child) return resolve();
+    if (listener) child.off('exit', listener);
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+    setTimeout(resolve, 1000).unref();
+  });
+}
+
+// Starts the answer's process (host.mjs) with the membrane's FIFOs: under `uid` when this runner is
+// root, with at most `nproc` processes, inside `wrap` (bwrap) when given. Never throws: a failure
+// is the returned `error`, reported once the request (and its nonce) is known.
+function startHost({ uid, nproc, wrap, cwd, home }) {
+  const started = { uid, nproc, wrap };
+  let fifos;
+  try {
+    fifos = mkdtempSync(join(tmpdir(), 'skill-be-fifo-'));
+    const toHost = join(fifos, 'in');
+    const fromHost = join(fifos, 'out');
+    const made = spawnSync('mkfifo', ['-m', '600', toHost, fromHost], { stdio: 'ignore' });
+    if (made.status !== 0) throw new Error(`mkfifo failed (${made.error?.message ?? `exit code ${made.status}`})`);
+    // Both ends open read-write (which never blocks); the runner writes through its own write-only
+    // end and reads through a read-only one. It keeps hostOut to wake its reader thread at exit, so it
+    // learns that the answer's process died from /proc and the exit event, not from the stream's end.
+    const hostIn = openSync(toHost, 'r+');
+    const hostOut = openSync(fromHost, 'r+');
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: home };
+    for (const k of ['LANG', 'LC_ALL', 'SYSTEMROOT']) if (process.env[k] !== undefined) env[k] = process.env[k];
+    const drop = typeof uid === 'number' && process.getuid?.() === 0;
+    const hostFile = fileURLToPath(new URL('./host.mjs', import.meta.url));
+    const command =
+      nproc > 0
+        ? ['/bin/sh', '-c', 'ulimit -u "$1" 2>/dev/null; unset PWD OLDPWD; exec "$2" "$3"', 'sh', String(nproc), process.execPath, hostFile]
+        : [process.execPath, hostFile];
+    const [cmd, ...args] = [...wrap, ...command];
+    started.host = spawn(cmd, args, {
+      cwd,
+      env,
+      stdio: ['ignore', 'ignore', 'ignore', hostIn, hostOut],
+      ...(drop ? { uid, gid: uid } : {}),
+    });
+    started.toHostW = openSync(toHost, 'w');
+    started.fromHostR = openSync(fromHost, 'r');
+    started.hostOut = hostOut;
+    closeSync(hostIn);
+  } catch (err) {
+    started.error = `the answer's process could not start: ${describe(err)}`;
+    started.host?.kill('SIGKILL');
+  } finally {
+    if (fifos) rmSync(fifos, { recursive: true, force: true });
   }
-  // Both ends open read-write (which never blocks); the runner writes through its own write-only end
-  // and reads through a read-only one. It keeps hostOut to wake its reader thread at exit, so it
-  // learns that the answer's process died from /proc and the exit event, not from the stream's end.
-  const hostIn = openSync(toHost, 'r+');
-  const hostOut = openSync(fromHost, 'r+');
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, TMPDIR: dir };
-  for (const k of ['LANG', 'LC_ALL', 'SYSTEMROOT']) if (process.env[k] !== undefined) env[k] = process.env[k];
-  const drop = typeof req.uid === 'number' && process.getuid?.() === 0;
-  const hostFile = fileURLToPath(new URL('./host.mjs', import.meta.url));
-  const command =
-    req.nproc > 0
-      ? ['/bin/sh', '-c', 'ulimit -u "$1" 2>/dev/null; unset PWD OLDPWD; exec "$2" "$3"', 'sh', String(req.nproc), process.execPath, hostFile]
-      : [process.execPath, hostFile];
+  return started;
+}
+
+// The answer in its own process, under req.uid when this runner may switch to it; the tests reach
+// its fields through the membrane. `early` is the process started before the request came, used when
+// it was started as the request asks.
+async function loadInHost(req, dir, emit, onUncaught, currentTest, early) {
   const wrap = Array.isArray(req.wrap) ? req.wrap.map(String) : [];
-  const [cmd, ...args] = [...wrap, ...command];
+  const drop = typeof req.uid === 'number' && process.getuid?.() === 0;
   if (wrap.length > 0) {
     // bwrap binds the run folder, so it must exist first, and be the answer's.
     try {
@@ -222,22 +271,18 @@ async function loadInHost(req, dir, emit, onUncaught, currentTest) {
       process.exit(3);
     }
   }
-  let host;
-  try {
-    host = spawn(cmd, args, {
-      cwd: join(req.base, 'runs'),
-      env,
-      stdio: ['ignore', 'ignore', 'ignore', hostIn, hostOut],
-      ...(drop ? { uid: req.uid, gid: req.uid } : {}),
-    });
-  } catch (err) {
-    emit({ e: 'fatal', message: `the answer's process could not start: ${describe(err)}` });
+  let started = early;
+  const fits = started && started.uid === (req.uid ?? null) && started.nproc === (req.nproc ?? 0) && wrap.length === 0;
+  if (started && !fits) {
+    await reap(started.host);
+    started = null;
+  }
+  started ??= startHost({ uid: req.uid ?? null, nproc: req.nproc ?? 0, wrap, cwd: join(req.base, 'runs'), home: dir });
+  if (started.error) {
+    emit({ e: 'fatal', message: started.error });
     process.exit(3);
   }
-  const toHostW = openSync(toHost, 'w');
-  const fromHostR = openSync(fromHost, 'r');
-  closeSync(hostIn);
-  rmSync(fifos, { recursive: true, force: true });
+  const { host, toHostW, fromHostR, hostOut } = started;
 
   let ended = false;
   // The answer's process is gone, or broke the channel. The runner then ends as that process ended,
@@ -261,12 +306,14 @@ async function loadInHost(req, dir, emit, onUncaught, currentTest) {
     process.exit(code ?? 1);
   };
   host.on('exit', mirror);
+  if (host.exitCode !== null || host.signalCode !== null) mirror(host.exitCode, host.signalCode);
 
   let loaded;
   const ready = new Promise((resolve) => {
     loaded = resolve;
   });
   const ep = createEndpoint({
+    side: 'runner',
     readFd: fromHostR,
     writeFd: toHostW,
     wakeFd: hostOut,
@@ -306,7 +353,7 @@ async function loadInHost(req, dir, emit, onUncaught, currentTest) {
       message = `the answer's code throws when loaded: ${describe(err)}`;
     }
     emit({ e: 'load-error', message });
-    host.kill('SIGKILL');
+    await reap(host, mirror);
     process.exit(0);
   }
   const fields = {};
@@ -319,16 +366,14 @@ async function loadInHost(req, dir, emit, onUncaught, currentTest) {
   return {
     fields: Object.freeze(fields),
     ended: () => ended,
-    stop: () => {
-      host.off('exit', mirror);
-      host.kill('SIGKILL');
-    },
+    // Killed and reaped before the runner exits: an orphan would wait as a zombie for PID 1 to reap it.
+    stop: () => reap(host, mirror),
   };
 }
 
 const [mode, ...rest] = process.argv.slice(2);
 if (mode === 'list') await list(rest);
-else if (mode === 'run') await run();
+else if (mode === 'run') await run(rest);
 else {
   process.stderr.write('usage: runner.mjs list <file>... | run\n');
   process.exit(2);

@@ -94,6 +94,9 @@ def wrap_argv(bwrap: str, node: str, harness_dir: Path, base: Path, packages: Pa
 class BwrapSlot(ProcessSlot):
     sandbox: BwrapSandbox
 
+    def early(self) -> list[str]:
+        return [] if "bwrap" not in self.settings.weaken else super().early()  # bwrap binds the run folder
+
     def prepare(self, request: Request, work: Work) -> Request:
         req = super().prepare(request, work)
         if "bwrap" in self.settings.weaken:

@@ -60,7 +60,7 @@ START = (
     '[ -z "$(ls -A "$d")" ] || exit 98; done; '
     'rm -f /dev/mqueue/* 2>/dev/null; [ -z "$(ls -A /dev/mqueue 2>/dev/null)" ] || exit 98; '
     f"setpriv --reuid={ANSWER_UID} --regid={ANSWER_UID} --clear-groups ipcrm --all 2>/dev/null; "
-    f"exec node {RUNNER} run"
+    f'exec node {RUNNER} run "$@"'
 )
 RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": f"{WORK}/b", "TMPDIR": f"{WORK}/b"}
 PING_TIMEOUT_S = 3
@@ -257,7 +257,7 @@ class DockerSlot:
         try:
             exec_id = api.exec_create(
                 self.container.id,
-                ["sh", "-c", START],
+                ["sh", "-c", START, "sh", *self.early()],
                 stdin=True,
                 stdout=True,
                 stderr=True,
@@ -272,6 +272,13 @@ class DockerSlot:
         self.channels.append(self.current)
         del self.channels[:-4]  # the older ones were stopped when their answer ended
         return self.current
+
+    def early(self) -> list[str]:
+        """The runner's options to start the answer's process before the request comes."""
+        weaken = self.sandbox.settings.weaken
+        if "realm" in weaken:
+            return []
+        return ["--host", "-" if "uid" in weaken else str(ANSWER_UID), "0"]
 
     def base(self, work: Work) -> str:
         return f"{WORK}/b/{work.key}/w"

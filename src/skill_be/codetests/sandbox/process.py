@@ -125,7 +125,7 @@ class ProcessSlot:
         folder = self.base(works[0]) if works else os.getcwd()
         try:
             proc = subprocess.Popen(
-                [self.settings.node, str(self.sandbox.runner), "run"],
+                [self.settings.node, str(self.sandbox.runner), "run", *self.early()],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -137,6 +137,13 @@ class ProcessSlot:
             raise SandboxError(f"the test process could not start ({self.settings.node}: {e})") from None
         self.current = ProcessChannel(proc)
         return self.current
+
+    def early(self) -> list[str]:
+        """The runner's options to start the answer's process before the request comes."""
+        if "realm" in self.settings.weaken:
+            return []
+        nproc = self.settings.pids if self.uid is not None else 0
+        return ["--host", "-" if self.uid is None else str(self.uid), str(nproc)]
 
     def base(self, work: Work) -> str:
         return str(self.sandbox.folder_of(work))
