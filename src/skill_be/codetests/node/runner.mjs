@@ -101,7 +101,9 @@ async function run(options) {
   const at = options.indexOf('--host');
   if (at >= 0) {
     const uid = options[at + 1] === '-' ? null : Number(options[at + 1]);
-    early = startHost({ uid, nproc: Number(options[at + 2]) || 0, wrap: [], cwd: process.cwd(), home: process.cwd() });
+    const w = options.indexOf('--wrap');
+    const wrap = w >= 0 ? JSON.parse(options[w + 1]).map(String) : [];
+    early = startHost({ uid, nproc: Number(options[at + 2]) || 0, wrap, cwd: process.cwd(), home: process.cwd() });
   }
   const req = await readRequest();
   const prefix = `\x1e${req.nonce}\x1f`;
@@ -272,7 +274,11 @@ async function loadInHost(req, dir, emit, onUncaught, currentTest, early) {
     }
   }
   let started = early;
-  const fits = started && started.uid === (req.uid ?? null) && started.nproc === (req.nproc ?? 0) && wrap.length === 0;
+  const fits =
+    started &&
+    started.uid === (req.uid ?? null) &&
+    started.nproc === (req.nproc ?? 0) &&
+    stringify(started.wrap) === stringify(wrap);
   if (started && !fits) {
     await reap(started.host);
     started = null;

@@ -12,7 +12,9 @@ the slot's own uid, as in the process runner. No limit on memory or CPU: use Doc
 
 from __future__ import annotations
 
+import json
 import os
+import secrets
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -92,21 +94,38 @@ def wrap_argv(bwrap: str, node: str, harness_dir: Path, base: Path, packages: Pa
 
 
 class BwrapSlot(ProcessSlot):
+    """Its answers, one at a time, use one run folder, made before the runner starts and removed
+    after each answer, so that bwrap (which binds it) can start before the answer comes."""
+
     sandbox: BwrapSandbox
 
+    def __init__(self, sandbox: ProcessSandbox, settings: Settings, uid: int | None) -> None:
+        super().__init__(sandbox, settings, uid)
+        self.folder = f"slot-{secrets.token_hex(8)}"
+
+    def wrap(self, work: Work) -> list[str]:
+        base = self.sandbox.folder_of(work)
+        packages = base.parent / "node_modules" if self.sandbox.staged is not None else work.packages
+        run_dir = base / "runs" / self.folder
+        return wrap_argv(self.sandbox.bwrap, self.settings.node, self.sandbox.runner.parent, base, packages, run_dir)
+
     def early(self) -> list[str]:
-        return [] if "bwrap" not in self.settings.weaken else super().early()  # bwrap binds the run folder
+        if "bwrap" in self.settings.weaken:
+            return super().early()
+        if not self.settings.works or "realm" in self.settings.weaken:
+            return []
+        work = self.settings.works[0]
+        run_dir = self.sandbox.folder_of(work) / "runs" / self.folder
+        run_dir.mkdir(mode=0o700, exist_ok=True)
+        if self.uid is not None:
+            os.chown(run_dir, self.uid, self.uid)
+        return [*super().early(), "--wrap", json.dumps(self.wrap(work))]
 
     def prepare(self, request: Request, work: Work) -> Request:
-        req = super().prepare(request, work)
         if "bwrap" in self.settings.weaken:
-            return req
-        base = Path(req.base)
-        packages = base.parent / "node_modules" if self.sandbox.staged is not None else work.packages
-        run_dir = base / "runs" / req.run
-        harness_dir = self.sandbox.runner.parent
-        argv = wrap_argv(self.sandbox.bwrap, self.settings.node, harness_dir, base, packages, run_dir)
-        return replace(req, wrap=tuple(argv))
+            return super().prepare(request, work)
+        req = super().prepare(replace(request, run=self.folder), work)
+        return replace(req, wrap=tuple(self.wrap(work)))
 
 
 class BwrapSandbox(ProcessSandbox):
