@@ -83,7 +83,9 @@ def processes_of(uid: int) -> list[int]:
                 continue
             for line in text.splitlines():
                 if line.startswith("Uid:"):
-                    if int(line.split()[1]) == uid:  # the real uid: what a setuid cannot give back
+                    # Real, effective, saved and filesystem uid: a process holding the uid in any of
+                    # them can be signalled by, or signal, the answers.
+                    if uid in (int(x) for x in line.split()[1:]):
                         pids.append(int(status.parent.name))
                     break
     return pids

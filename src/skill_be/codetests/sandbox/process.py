@@ -157,9 +157,13 @@ class ProcessSlot:
         if self.uid is not None:
             # What the answer started, detached or not, dies with it: every process of its uid; then
             # what it left where it could write goes too.
-            identity.kill_all(self.uid)
+            survivors = not identity.kill_all(self.uid)
             runs = self.sandbox.folder_of(work) / "runs"
             identity.sweep(self.uid, (runs, *map(Path, identity.SHARED_PLACES)))
+            if survivors:
+                # Something of the answer's outlived every kill (a fork race on a loaded machine): the
+                # next answer must not share a uid with it, so this slot moves to a fresh one.
+                self.uid = self.sandbox.fresh_uid()
         shutil.rmtree(self.sandbox.folder_of(work) / "runs" / run, ignore_errors=True)
 
     def retire(self) -> None:
@@ -197,14 +201,15 @@ class ProcessSandbox:
         return self.staged / "b" / work.key / "w" if self.staged is not None else work.folder
 
     def new_slot(self) -> ProcessSlot:
-        uid: int | None = None
-        if self.drop:
-            with self.lock:
-                try:
-                    uid = identity.allocate(self.uids)
-                except RuntimeError as e:
-                    raise SandboxError(str(e)) from None
-        return self.slot_class(self, self.settings, uid)
+        return self.slot_class(self, self.settings, self.fresh_uid() if self.drop else None)
+
+    def fresh_uid(self) -> int:
+        """Another unused uid for a slot whose old one still has live processes (killed at close)."""
+        with self.lock:
+            try:
+                return identity.allocate(self.uids)
+            except RuntimeError as e:
+                raise SandboxError(str(e)) from None
 
     def describe(self) -> dict[str, object]:
         return {"sandbox": "process", "node": self.settings.node}
