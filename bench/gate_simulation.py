@@ -10,8 +10,8 @@ drawn from U(0.3, 0.95) in each run). Three truths: the skill changes nothing; i
 criterion of the first critical scenario by 30 points; it drops one of its criteria by 30 points.
 
 For reps 3, 5, 10, 25 it prints: how often each rule blocks (a false block for the no-op skill, the
-power for the drops), how often `evidence` says inconclusive, the power with --top-up (cap
-gate.topUpReps = 20), and the coverage of each displayed 95% interval (line deltas, scenario means,
+power for the drops), how often `evidence` says inconclusive, the power with --top-up (cap: the
+default gate.topUpReps, 40), and the coverage of each displayed 95% interval (line deltas, scenario means,
 the overall bootstrap). --quick (under a minute) uses fewer runs and bootstrap resamples.
 Also times the bootstrap at its target size (3 models × 5 scenarios × 10 reps, 2,000 resamples)
 against a baseline measured beside it: the same number of plain means without resampling.
@@ -127,7 +127,7 @@ class Sim:
         )
 
 
-def with_top_up(sim: Sim, reps: int, cap: int = 20) -> Gate:
+def with_top_up(sim: Sim, reps: int, cap: int = EVIDENCE.top_up_reps) -> Gate:
     if cap <= reps:  # nothing to top up: one look, as the run command does
         return sim.decide(EVIDENCE)
     first = sim.decide(EVIDENCE, looks=2)

@@ -46,7 +46,7 @@ class GateConfig(NamedTuple):
     rule: str = "strict"  # strict (the reference's) | evidence (weighs the intervals)
     margin: float = 30.0  # percentage points: a harm this large is what `evidence` must rule out
     inconclusive: str = "pass"  # pass | block: what an inconclusive line or scenario does to the verdict
-    top_up_reps: int = 20  # the most reps --top-up may bring an inconclusive scenario to
+    top_up_reps: int = 40  # the most reps --top-up may bring an inconclusive scenario to
 
 
 class TypecheckConfig(NamedTuple):

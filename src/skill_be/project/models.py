@@ -98,7 +98,7 @@ class GateModel(Strict):
         json_schema_extra={"maximum": 100},
     )
     inconclusive: choice(("pass", "block"), "value") = Field("pass")  # type: ignore[valid-type]
-    top_up_reps: PositiveInt() = Field(20, alias="topUpReps")  # type: ignore[valid-type]
+    top_up_reps: PositiveInt() = Field(40, alias="topUpReps")  # type: ignore[valid-type]
 
     @field_validator("margin")
     @classmethod
