@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.support.processes import alive
 
 from skill_be.proc import (
     StartFailed,
@@ -31,18 +32,6 @@ open(sys.argv[1], "w").write(str(child.pid))
 if sys.argv[2] == "sleep":
     time.sleep(600)
 """
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def gone(pid: int) -> bool:

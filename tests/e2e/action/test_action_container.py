@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from tests.integration.github.conftest import parse_outputs, pull_request_event
 from tests.support.fake_github import FakeGitHub
+from tests.support.images import built_image
 
 from skill_be import __version__
 from skill_be.project.loader import load_project
@@ -42,12 +43,7 @@ def docker(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]
 
 @pytest.fixture(scope="module")
 def image() -> str:
-    done = subprocess.run(
-        ["bash", ".ci/steps/40-docker.sh"], cwd=REPO, capture_output=True, text=True, timeout=1800, check=False
-    )
-    if done.returncode != 0:
-        pytest.fail(f"the images could not be built or found (.ci/steps/40-docker.sh):\n{done.stdout}\n{done.stderr}")
-    return IMAGE
+    return built_image()
 
 
 @pytest.fixture(scope="module")

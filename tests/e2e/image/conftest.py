@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests.support.images import built_image
 
 from skill_be import __version__
 
@@ -27,12 +28,7 @@ OWNER = 1234  # a uid and gid that own the mounted project, as a user on the hos
 
 @pytest.fixture(scope="session")
 def image() -> str:
-    done = subprocess.run(
-        ["bash", ".ci/steps/40-docker.sh"], cwd=REPO, capture_output=True, text=True, timeout=1800, check=False
-    )
-    if done.returncode != 0:
-        pytest.fail(f"the images could not be built or found (.ci/steps/40-docker.sh):\n{done.stdout}\n{done.stderr}")
-    return IMAGE
+    return built_image()
 
 
 def docker(*args: str, timeout: float = 300, check: bool = False) -> subprocess.CompletedProcess[str]:

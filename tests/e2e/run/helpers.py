@@ -24,6 +24,22 @@ for n, c in crit:
     print(f"{n}: {'YES' if c.split()[-1] in answer else 'NO'}")
 """
 
+# A model whose n-th call in each arm gets the n-th answer of that arm in plan.json ({"base": [...],
+# "skill": [...]}), counted in calls-<arm>.txt under a lock: answers that pass at known rates.
+COUNTED_MODEL = """
+import fcntl, json, sys
+p = sys.stdin.read()
+arm = "skill" if "LIBRARY DOCS" in p else "base"
+plan = json.load(open("plan.json"))
+with open(f"calls-{arm}.txt", "a+") as f:
+    fcntl.flock(f, fcntl.LOCK_EX)
+    f.seek(0)
+    n = len(f.read().splitlines())
+    f.write("call\\n")
+answers = plan[arm]
+print(answers[n % len(answers)])
+"""
+
 # A model that answers "with-skill-answer <words>" when the skill is in the prompt, else "plain <words>".
 ECHO_MODEL = """
 import sys

@@ -6,25 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.e2e.run.helpers import project, run
+from tests.e2e.run.helpers import COUNTED_MODEL, project, run
 
 from skill_be.reports import strings as s
 
-# Answers per arm, in call order; the grader passes "Uses alpha" when the answer says alpha, and so on.
-COUNTED_MODEL = """
-import fcntl, json, sys
-p = sys.stdin.read()
-arm = "skill" if "LIBRARY DOCS" in p else "base"
-plan = json.load(open("plan.json"))
-with open(f"calls-{arm}.txt", "a+") as f:
-    fcntl.flock(f, fcntl.LOCK_EX)
-    f.seek(0)
-    n = len(f.read().splitlines())
-    f.write("call\\n")
-answers = plan[arm]
-print(answers[n % len(answers)])
-"""
-
+# The grader passes "Uses alpha" when the answer says alpha, and so on.
 SCENARIO = {"id": "split", "critical": True, "prompt": "Split a bill.", "criteria": ["Uses alpha", "Uses beta"]}
 BOTH, NONE = "alpha beta", "nothing"
 

@@ -3,27 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
 from tests.e2e.run.helpers import project, run
+from tests.support.processes import alive
 
 from skill_be.reports import strings as s
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is dead for our purpose.
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_failed_generation_is_not_retried_and_counts_as_zero(tmp_path: Path) -> None:

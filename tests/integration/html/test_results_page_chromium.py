@@ -27,20 +27,6 @@ LONG = (
     "and reports it instead of adding the amounts " + "x" * 90
 )
 
-# The n-th call in each arm gets the n-th answer of that arm (see tests/e2e/run/test_evidence_gate.py).
-MODEL = """
-import fcntl, json, sys
-p = sys.stdin.read()
-arm = "skill" if "LIBRARY DOCS" in p else "base"
-plan = json.load(open("plan.json"))
-with open(f"calls-{arm}.txt", "a+") as f:
-    fcntl.flock(f, fcntl.LOCK_EX)
-    f.seek(0)
-    n = len(f.read().splitlines())
-    f.write("call\\n")
-print(plan[arm][n % len(plan[arm])])
-"""
-
 
 def chromium() -> str:
     found = shutil.which("chromium")
@@ -59,7 +45,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A real run's results.html (two skills, a long criterion, the evidence rule on one), with code
     test results put on one output so the page shows them."""
     sys.path.insert(0, str(REPO))
-    from tests.e2e.run.helpers import project, run
+    from tests.e2e.run.helpers import COUNTED_MODEL, project, run
 
     root = tmp_path_factory.mktemp("html")
     skills = {
@@ -74,7 +60,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> str:
         ],
         "dates": [{"id": "parse", "critical": True, "prompt": "Parse a date.", "criteria": ["Uses alpha"]}],
     }
-    project(root, skills=skills, model=MODEL, config={"reps": 5})
+    project(root, skills=skills, model=COUNTED_MODEL, config={"reps": 5})
     plan = {
         "base": ["alpha beta", "alpha beta gamma", "alpha", "nothing", "beta"],
         "skill": ["alpha beta gamma", "nothing", "alpha", "beta gamma", "nothing"],
