@@ -13,9 +13,17 @@ class TestResult:
     passed: bool
     message: str | None = None  # why it failed: the assertion's text, a timeout, the answer's load error
     seconds: float = 0.0
+    # Whose words `message` holds: "answer" (written in the answer's process: an error it threw, its
+    # load error, a protocol message it forged), "tests" (the test's assertion, which may quote the
+    # answer's values) or "skill-be"; None when not known. Reports show every message as quoted data.
+    message_from: str | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "passed": self.passed, "message": self.message, "seconds": round(self.seconds, 3)}
+        out: dict[str, object] = {"name": self.name, "passed": self.passed, "message": self.message}
+        if self.message_from is not None:
+            out["messageFrom"] = self.message_from
+        out["seconds"] = round(self.seconds, 3)
+        return out
 
 
 @dataclass(frozen=True)
@@ -34,8 +42,8 @@ class TestRun:
         }
 
 
-def all_failed(names: tuple[str, ...], message: str) -> tuple[TestResult, ...]:
-    return tuple(TestResult(name=n, passed=False, message=message) for n in names)
+def all_failed(names: tuple[str, ...], message: str, message_from: str | None = None) -> tuple[TestResult, ...]:
+    return tuple(TestResult(name=n, passed=False, message=message, message_from=message_from) for n in names)
 
 
 def errored(names: tuple[str, ...], error: str) -> TestRun:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from skill_be.codetests.outcome import TestResult, TestRun, errored
+from skill_be.codetests.outcome import TestResult, TestRun, all_failed, errored
 
 LOAD_GRACE_S = 2.0  # loading the test file and the answer: the test timeout plus this
 TEST_GRACE_S = 1.0  # the runner times a test out itself; this backs it up when the code blocks the event loop
@@ -64,6 +64,7 @@ class _State:
     names_seen: bool = False
     loaded: bool = False
     load_error: str | None = None
+    load_error_from: str | None = None
     fatal: str | None = None
     current: str | None = None
     deadline: float = 0.0
@@ -102,6 +103,19 @@ class _Lines:
             del self.buf[: keep if keep >= 0 else len(self.buf)]
 
 
+# Whose words a message holds (runner.mjs, `from`); anything else the runner sent is not trusted.
+SOURCES = ("answer", "tests", "skill-be")
+# The fields of the request written on the runner's stdin (node/wire.mjs REQUEST_FIELDS says the same;
+# tests/node check that the two agree).
+REQUEST_FIELDS = ("nonce", "base", "test", "answer", "testTimeoutMs", "run", "uid", "nproc", "inRealm", "wrap")
+# The events the runner writes on stdout (node/wire.mjs RUNNER_EVENTS).
+RUNNER_EVENTS = ("pong", "names", "loaded", "load-error", "fatal", "start", "result", "end")
+
+
+def _source(value: object) -> str:
+    return value if isinstance(value, str) and value in SOURCES else "answer"
+
+
 def _tail(data: bytes | bytearray) -> str:
     return " ".join(bytes(data[-TAIL:]).decode("utf-8", "replace").split())[-400:]
 
@@ -122,6 +136,7 @@ def supervise(channel: Channel, req: Request) -> TestRun:
             state.fatal = cap(str(ev.get("message")))
         elif kind == "load-error":
             state.load_error = cap(str(ev.get("message")))
+            state.load_error_from = _source(ev.get("from"))
         elif kind == "loaded":
             state.loaded = True
         elif kind == "start":
@@ -136,6 +151,7 @@ def supervise(channel: Channel, req: Request) -> TestRun:
                 passed=ev.get("passed") is True,
                 message=cap(str(message)) if message is not None else None,
                 seconds=float(ms) / 1000 if isinstance(ms, int | float) else 0.0,
+                message_from=_source(ev.get("from")) if message is not None else None,
             )
             state.current = None
         elif kind == "end":
@@ -183,7 +199,7 @@ def supervise(channel: Channel, req: Request) -> TestRun:
     if state.fatal is not None:
         return errored(req.names, state.fatal)
     if state.load_error is not None:
-        return TestRun(results=tuple(TestResult(n, False, state.load_error) for n in req.names))
+        return TestRun(results=all_failed(req.names, state.load_error, state.load_error_from))
     if not state.names_seen:
         if stopped is not None:
             why = f"the test process did not start within {req.test_timeout_s + LOAD_GRACE_S:g} s"

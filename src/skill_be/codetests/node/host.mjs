@@ -1,5 +1,5 @@
-// The answer's own process. The runner (runner.mjs) starts it under the answers' uid where it can,
-// with the membrane's two FIFOs as fds 3 (in) and 4 (out), its output thrown away, and its
+// The answer's own process. The launcher (launch.mjs) starts it under the answers' uid where it can,
+// with the membrane's FIFOs as fds 3 and 5 (in, twice: see transport.mjs) and 4 (out), its output thrown away, and its
 // environment cut. It writes the answer into its run folder, loads it, and hands the exported fields
 // to the runner through the membrane; from then on it only serves the runner's requests. It decides
 // nothing: the tests and their verdicts stay in the runner's process, out of this one's reach.
@@ -8,16 +8,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createEndpoint } from './membrane.mjs';
 
-const parent = process.ppid;
 let started = false;
 
 const ep = createEndpoint({
   side: 'answer',
-  readFd: 3,
+  asyncFd: 3,
   writeFd: 4,
-  wakeFd: 3, // read-write: the runner opened it so
+  syncFd: 5,
   keepAlive: true,
-  peerAlive: () => process.ppid === parent,
   onEvent: (ev) => {
     if (ev.e === 'init' && !started) {
       started = true;

@@ -1,21 +1,32 @@
 // Runs the code tests of one answer, or lists the tests of test files.
 //
 //   node runner.mjs list <test file>...   one JSON line: {"<file>": {"names": [...]} | {"error": "..."}}
-//   node runner.mjs run                   reads one JSON line on stdin (the request), then runs
+//   node launch.mjs run ...               starts `runner.mjs run [--weaken <names>]` (see launch.mjs),
+//                                         which reads one JSON line on stdin (the request), then runs
 //
-// The request: {nonce, base, test, answer, testTimeoutMs, run, uid, nproc, inRealm}, or {nonce, ping: true} to
-// check Node runs. `base` holds tests/ (compiled) and runs/; the answer is written to runs/<run>/answer.mjs
-// so that its imports resolve from the installed packages above it. The answer runs in a process of its
-// own (host.mjs), under `uid` when this runner is root, with at most `nproc` processes; the tests and
-// the verdicts stay here (see membrane.mjs). Protocol lines on stdout start with "\x1e<nonce>\x1f" and carry JSON:
-// names, loaded | load-error, start, result, end; fatal when the tests cannot run (skill-be's side).
-// Anything else on stdout or stderr is the answer's own output, which skill-be discards.
-import { writeSync, mkdirSync, writeFileSync, mkdtempSync, openSync, closeSync, rmSync, chownSync } from 'node:fs';
-import { spawn, spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
+// The request: {nonce, base, test, answer, testTimeoutMs, run, uid, nproc, inRealm, wrap} (wire.mjs,
+// REQUEST_FIELDS), or {nonce, ping: true} to check Node runs. `base` holds tests/ (compiled) and runs/;
+// the answer is written to runs/<run>/answer.mjs by its own process (host.mjs), which launch.mjs
+// started; the tests and the verdicts stay here, and reach the answer through membrane.mjs on fds
+// 3, 4 and 5. Protocol lines on stdout start with "\x1e<nonce>\x1f" and carry JSON: names, loaded |
+// load-error, start, result, end; fatal when the tests cannot run (skill-be's side). A result and a
+// load-error say with `from` whose words their message holds: "answer" (the answer's process wrote
+// them: quote them as data), "tests" (the test's assertion, which may quote the answer's values) or
+// "skill-be". Anything else on stdout or stderr is not skill-be's to read.
+//
+// Why the answer cannot turn this process (docs/threat-model-runner.md): its realm is frozen
+// (lockdown.mjs) before any test or answer code loads; outcomes are settled from frozen null-prototype
+// records and a test's return value is awaited only when it is this realm's own promise (never a
+// thenable from the answer's side); the membrane never lets the answer reach a prototype of this
+// realm or choose the receiver of its functions; and launch.mjs starts it under Node's permission
+// model, so even a taken-over runner starts no process and writes no file.
+// --weaken freeze,receiver switches the first and third off: only skill-be's tests' controls do.
+import { writeSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL, fileURLToPath } from 'node:url';
-import { createEndpoint, readStat } from './membrane.mjs';
+import { pathToFileURL } from 'node:url';
+import { types } from 'node:util';
+import { lockdown } from './lockdown.mjs';
+import { createEndpoint } from './membrane.mjs';
 
 const REGISTRY = Symbol.for('skill-be.testing.registry');
 const writeSyncKept = writeSync; // kept before the answer's code could replace it
@@ -94,17 +105,54 @@ function readRequest() {
   });
 }
 
+const { isPromise, isProxy } = types;
+const promiseThen = Promise.prototype.then;
+const freeze = Object.freeze;
+
+// An outcome: null-prototype and frozen, so resolving a promise with it can never call a `then`.
+function record(passed, message, from) {
+  const r = Object.create(null);
+  r.passed = passed;
+  r.message = message;
+  r.from = from;
+  return freeze(r);
+}
+
+function weakened(options) {
+  const at = options.indexOf('--weaken');
+  return new Set(at >= 0 ? String(options[at + 1]).split(',') : []);
+}
+
+// Runs one test; resolves with a record (record()) only. A test's return value is awaited only when
+// it is this realm's own promise: a thenable from the answer's side is never assimilated here.
+function runTest(t, fields, timeoutMs, setFail, fromOf) {
+  return new Promise((resolve) => {
+    let timer = null;
+    let settled = false;
+    const finish = (rec) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(rec);
+    };
+    const failed = (err) => finish(record(false, describe(err), fromOf(err)));
+    setFail((err) => finish(record(false, `uncaught error: ${describe(err)}`, fromOf(err))));
+    timer = setTimeout(() => finish(record(false, `timed out after ${timeoutMs / 1000} s`, 'skill-be')), timeoutMs);
+    let ret;
+    try {
+      ret = t.fn(fields);
+    } catch (err) {
+      failed(err);
+      return;
+    }
+    if (isPromise(ret) && !isProxy(ret)) Reflect.apply(promiseThen, ret, [() => finish(record(true, null, null)), failed]);
+    else finish(record(true, null, null));
+  });
+}
+
 async function run(options) {
-  // Start the answer's process while the request is still to come: its start is then off the
-  // answer's path. `--host <uid|-> <nproc>` says how; without it, it starts once the request is read.
-  let early = null;
-  const at = options.indexOf('--host');
-  if (at >= 0) {
-    const uid = options[at + 1] === '-' ? null : Number(options[at + 1]);
-    const w = options.indexOf('--wrap');
-    const wrap = w >= 0 ? JSON.parse(options[w + 1]).map(String) : [];
-    early = startHost({ uid, nproc: Number(options[at + 2]) || 0, wrap, cwd: process.cwd(), home: process.cwd() });
-  }
+  const weaken = weakened(options);
+  if (!weaken.has('freeze')) lockdown();
   const req = await readRequest();
   const prefix = `\x1e${req.nonce}\x1f`;
   const emit = (event) => write(1, `${prefix}${stringify(event)}\n`);
@@ -118,7 +166,6 @@ async function run(options) {
   process.on('unhandledRejection', uncaught);
 
   if (req.ping) {
-    await reap(early?.host);
     emit({ e: 'pong', node: process.version });
     process.exit(0);
   }
@@ -131,13 +178,14 @@ async function run(options) {
     emit({ e: 'fatal', message: `the test file throws when loaded: ${describe(err)}` });
     process.exit(3);
   }
+  // The built-in modules the test file loaded are frozen too, before the answer comes.
+  if (!weaken.has('freeze')) lockdown();
   emit({ e: 'names', names: reg.tests.map((t) => t.name) });
 
   let current = null; // the test that is running
-  if (req.inRealm) await reap(early?.host);
   const answer = req.inRealm
     ? await loadInRealm(req, dir, emit)
-    : await loadInHost(req, dir, emit, (err) => uncaught(err), () => current, early);
+    : await loadInHost(req, dir, emit, (err) => uncaught(err), () => current, !weaken.has('receiver'));
   const { fields } = answer;
   emit({ e: 'loaded' });
 
@@ -145,29 +193,14 @@ async function run(options) {
     current = t.name;
     emit({ e: 'start', name: t.name });
     const started = now();
-    let timer;
-    const outcome = await new Promise((resolve) => {
-      failCurrent = (err) => resolve({ passed: false, message: `uncaught error: ${describe(err)}` });
-      timer = setTimeout(
-        () => resolve({ passed: false, message: `timed out after ${req.testTimeoutMs / 1000} s` }),
-        req.testTimeoutMs,
-      );
-      Promise.resolve()
-        .then(() => t.fn(fields))
-        .then(
-          () => resolve({ passed: true, message: null }),
-          (err) => resolve({ passed: false, message: describe(err) }),
-        );
-    });
-    clearTimeout(timer);
+    const outcome = await runTest(t, fields, req.testTimeoutMs, (f) => (failCurrent = f), answer.fromOf);
     failCurrent = null;
     current = null;
-    if (answer.ended()) await new Promise(() => {}); // the exit event ends this process
-    emit({ e: 'result', name: t.name, ...outcome, ms: now() - started });
+    if (answer.ended()) await new Promise(() => {}); // launch.mjs ends this process as the answer's ended
+    emit({ e: 'result', name: t.name, passed: outcome.passed, message: outcome.message, from: outcome.from, ms: now() - started });
   }
   emit({ e: 'end' });
-  await answer.stop();
-  // Timers or sockets left open must not keep the process alive.
+  // Timers or sockets left open must not keep the process alive; launch.mjs then stops the answer's.
   process.exit(0);
 }
 
@@ -188,178 +221,50 @@ async function loadInRealm(req, dir, emit) {
   try {
     const ns = await import(pathToFileURL(file).href);
     if (!('result' in ns)) throw { noResult: true };
-    return { fields: Object.freeze({ ...ns }), ended: () => false, stop: async () => {} };
+    return { fields: Object.freeze({ ...ns }), ended: () => false, fromOf: () => 'answer' };
   } catch (err) {
     const message = err?.noResult
       ? "the answer's code has no `result` export"
       : `the answer's code throws when loaded: ${describe(err)}`;
-    emit({ e: 'load-error', message });
+    emit({ e: 'load-error', message, from: err?.noResult ? 'skill-be' : 'answer' });
     process.exit(0);
   }
 }
 
-// The answer in its own process (host.mjs), under req.uid when this runner may switch to it; the
-// tests reach its fields through the membrane.
-// Kills a process and waits (a second at most) until Node has reaped it.
-function reap(child, listener) {
-  return new Promise((resolve) => {
-    if (!child) return resolve();
-    if (listener) child.off('exit', listener);
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-    setTimeout(resolve, 1000).unref();
-  });
-}
-
-// Starts the answer's process (host.mjs) with the membrane's FIFOs: under `uid` when this runner is
-// root, with at most `nproc` processes, inside `wrap` (bwrap) when given. Never throws: a failure
-// is the returned `error`, reported once the request (and its nonce) is known.
-function startHost({ uid, nproc, wrap, cwd, home }) {
-  const started = { uid, nproc, wrap };
-  let fifos;
-  try {
-    fifos = mkdtempSync(join(tmpdir(), 'skill-be-fifo-'));
-    const toHost = join(fifos, 'in');
-    const fromHost = join(fifos, 'out');
-    const made = spawnSync('mkfifo', ['-m', '600', toHost, fromHost], { stdio: 'ignore' });
-    if (made.status !== 0) throw new Error(`mkfifo failed (${made.error?.message ?? `exit code ${made.status}`})`);
-    // Both ends open read-write (which never blocks); the runner writes through its own write-only
-    // end and reads through a read-only one. It keeps hostOut to wake its reader thread at exit, so it
-    // learns that the answer's process died from /proc and the exit event, not from the stream's end.
-    const hostIn = openSync(toHost, 'r+');
-    const hostOut = openSync(fromHost, 'r+');
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: home };
-    for (const k of ['LANG', 'LC_ALL', 'SYSTEMROOT']) if (process.env[k] !== undefined) env[k] = process.env[k];
-    const drop = typeof uid === 'number' && process.getuid?.() === 0;
-    const hostFile = fileURLToPath(new URL('./host.mjs', import.meta.url));
-    const command =
-      nproc > 0
-        ? ['/bin/sh', '-c', 'ulimit -u "$1" 2>/dev/null; unset PWD OLDPWD; exec "$2" "$3"', 'sh', String(nproc), process.execPath, hostFile]
-        : [process.execPath, hostFile];
-    const [cmd, ...args] = [...wrap, ...command];
-    started.host = spawn(cmd, args, {
-      cwd,
-      env,
-      stdio: ['ignore', 'ignore', 'ignore', hostIn, hostOut],
-      ...(drop ? { uid, gid: uid } : {}),
-    });
-    started.toHostW = openSync(toHost, 'w');
-    started.fromHostR = openSync(fromHost, 'r');
-    started.hostOut = hostOut;
-    closeSync(hostIn);
-  } catch (err) {
-    started.error = `the answer's process could not start: ${describe(err)}`;
-    started.host?.kill('SIGKILL');
-  } finally {
-    if (fifos) rmSync(fifos, { recursive: true, force: true });
-  }
-  return started;
-}
-
-// The answer in its own process, under req.uid when this runner may switch to it; the tests reach
-// its fields through the membrane. `early` is the process started before the request came, used when
-// it was started as the request asks.
-async function loadInHost(req, dir, emit, onUncaught, currentTest, early) {
-  const wrap = Array.isArray(req.wrap) ? req.wrap.map(String) : [];
-  const drop = typeof req.uid === 'number' && process.getuid?.() === 0;
-  if (wrap.length > 0) {
-    // bwrap binds the run folder, so it must exist first, and be the answer's.
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      if (drop) chownSync(dir, req.uid, req.uid);
-    } catch (err) {
-      emit({ e: 'fatal', message: `the answer's folder could not be made in ${dir}: ${describe(err)}` });
-      process.exit(3);
-    }
-  }
-  let started = early;
-  const fits =
-    started &&
-    started.uid === (req.uid ?? null) &&
-    started.nproc === (req.nproc ?? 0) &&
-    stringify(started.wrap) === stringify(wrap);
-  if (started && !fits) {
-    await reap(started.host);
-    started = null;
-  }
-  started ??= startHost({ uid: req.uid ?? null, nproc: req.nproc ?? 0, wrap, cwd: join(req.base, 'runs'), home: dir });
-  if (started.error) {
-    emit({ e: 'fatal', message: started.error });
-    process.exit(3);
-  }
-  const { host, toHostW, fromHostR, hostOut } = started;
-
+// The answer in its own process (host.mjs, started by launch.mjs): the tests reach its fields through
+// the membrane (fds 3: to it; 4 and 5: from it).
+async function loadInHost(req, dir, emit, onUncaught, currentTest, guarded) {
   let ended = false;
-  // The answer's process is gone, or broke the channel. The runner then ends as that process ended,
-  // so skill-be reports it exactly as when the answer ran in the runner itself; it learns how from
-  // the exit event (root without CAP_SYS_PTRACE cannot read another uid's exit code in /proc), so
-  // until then no further result is sent.
+  // The answer's process is gone, or broke the channel: launch.mjs ends this process as that one
+  // ended, so until then no further result is sent (a test expecting a throw would pass otherwise).
   const hostEnded = (why) => {
     if (ended) return;
     ended = true;
     if (why?.startsWith('it sent a value over') && currentTest() !== null) {
-      emit({ e: 'result', name: currentTest(), passed: false, message: `the answer's process ${why}`, ms: 0 });
+      emit({ e: 'result', name: currentTest(), passed: false, message: `the answer's process ${why}`, from: 'skill-be', ms: 0 });
     }
-    const [state] = readStat(host.pid);
-    if (state !== 'Z' && state !== 'X') host.kill('SIGKILL'); // alive, but the channel is broken
   };
-  const mirror = (code, signal) => {
-    ended = true;
-    // bwrap reports a command killed by signal N as exit code 128 + N.
-    if (wrap.length > 0 && code > 128 && code < 160) [code, signal] = [null, code - 128];
-    if (signal) process.kill(process.pid, signal);
-    process.exit(code ?? 1);
-  };
-  host.on('exit', mirror);
-  if (host.exitCode !== null || host.signalCode !== null) mirror(host.exitCode, host.signalCode);
-
   let loaded;
   const ready = new Promise((resolve) => {
     loaded = resolve;
   });
   const ep = createEndpoint({
     side: 'runner',
-    readFd: fromHostR,
-    writeFd: toHostW,
-    wakeFd: hostOut,
-    peerAlive: () => {
-      const [state] = readStat(host.pid);
-      return state !== 'Z' && state !== 'X';
-    },
+    asyncFd: 4,
+    syncFd: 5,
+    writeFd: 3,
+    guarded,
+    keepAlive: true, // the answer's process may be all this one waits for; run() ends with process.exit
     onEvent: (ev) => {
       if (ev.e === 'gone') hostEnded(String(ev.why));
-      else if (ev.e === 'loaded' || ev.e === 'load-error' || ev.e === 'fatal') loaded(ev);
-      else if (ev.e === 'uncaught') {
-        let err;
-        try {
-          err = ep.dec(ev.error);
-        } catch (e) {
-          err = e;
-        }
-        onUncaught(err);
-      }
+      else if (ev.e === 'loaded' || ev.e === 'load-error' || ev.e === 'fatal') loaded(record(ev.e === 'loaded', null, ev));
+      else if (ev.e === 'uncaught') onUncaught(decoded(ep, ev.error));
     },
   });
   ep.event({ e: 'init', dir, answer: req.answer });
-  const ev = await ready;
-  if (ev.e === 'fatal') {
-    emit({ e: 'fatal', message: cap(String(ev.message)) });
-    process.exit(3);
-  }
-  if (ev.e === 'load-error') {
-    let message = "the answer's code has no `result` export";
-    if (!ev.noResult) {
-      let err;
-      try {
-        err = ep.dec(ev.error);
-      } catch (e) {
-        err = e;
-      }
-      message = `the answer's code throws when loaded: ${describe(err)}`;
-    }
-    emit({ e: 'load-error', message });
-    await reap(host, mirror);
+  const ev = (await ready).from;
+  if (ev.e !== 'loaded') {
+    emit({ e: 'load-error', ...loadError(ep, ev) });
     process.exit(0);
   }
   const fields = {};
@@ -369,12 +274,24 @@ async function loadInHost(req, dir, emit, onUncaught, currentTest, early) {
       fields[key] = ep.dec(value);
     } catch {}
   }
-  return {
-    fields: Object.freeze(fields),
-    ended: () => ended,
-    // Killed and reaped before the runner exits: an orphan would wait as a zombie for PID 1 to reap it.
-    stop: () => reap(host, mirror),
-  };
+  const fromOf = (err) => (ep.fromPeer(err) ? 'answer' : 'tests');
+  return { fields: Object.freeze(fields), ended: () => ended, fromOf };
+}
+
+function decoded(ep, x) {
+  try {
+    return ep.dec(x);
+  } catch (e) {
+    return e;
+  }
+}
+
+// Why the answer did not load. Whatever its process sends, `fatal` included, is the answer's failure
+// in its own words (from: 'answer'), never skill-be's error.
+function loadError(ep, ev) {
+  if (ev.e === 'fatal') return { message: `the answer's process failed: ${cap(String(ev.message))}`, from: 'answer' };
+  if (ev.noResult === true) return { message: "the answer's code has no `result` export", from: 'skill-be' };
+  return { message: `the answer's code throws when loaded: ${describe(decoded(ep, ev.error))}`, from: 'answer' };
 }
 
 const [mode, ...rest] = process.argv.slice(2);

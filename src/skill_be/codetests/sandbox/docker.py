@@ -29,6 +29,7 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.types import Mount
 
 from skill_be import __version__
+from skill_be.codetests import runner_flags
 from skill_be.codetests.protocol import Request
 from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, image
 from skill_be.codetests.sandbox.payload import RUNS_MODE, TESTS_MODE, build_payload
@@ -41,7 +42,7 @@ ANSWER_UID = 10001  # nothing else in the container has it
 # What root keeps: switch to the answer's uid; kill its processes; remove what it left in runs/.
 CAPABILITIES = ["SETUID", "SETGID", "KILL", "DAC_OVERRIDE", "FOWNER"]
 WORK = "/work"
-RUNNER = f"{WORK}/h/runner.mjs"
+LAUNCH = f"{WORK}/h/launch.mjs"  # starts the runner and the answer's process (codetests/runner_flags.py)
 DIRTY = (97, 98)  # the cleanup before a runner could not finish: the container is replaced
 IDLE = "trap '' TERM INT HUP; while :; do sleep 2147483647 & wait; done"  # PID 1; its wait reaps orphans
 # The one child of PID 1 when the container starts: its idle sleep, spared by the cleanup below.
@@ -60,7 +61,7 @@ START = (
     '[ -z "$(ls -A "$d")" ] || exit 98; done; '
     'rm -f /dev/mqueue/* 2>/dev/null; [ -z "$(ls -A /dev/mqueue 2>/dev/null)" ] || exit 98; '
     f"setpriv --reuid={ANSWER_UID} --regid={ANSWER_UID} --clear-groups ipcrm --all 2>/dev/null; "
-    f'exec node {RUNNER} run "$@"'
+    f'exec node {LAUNCH} run "$@"'
 )
 RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": f"{WORK}/b", "TMPDIR": f"{WORK}/b"}
 PING_TIMEOUT_S = 3
@@ -276,9 +277,14 @@ class DockerSlot:
     def early(self) -> list[str]:
         """The runner's options to start the answer's process before the request comes."""
         weaken = self.sandbox.settings.weaken
+        paths = [
+            runner_flags.RunnerPaths(self.base(w), f"{WORK}/b/{w.key}/node_modules")
+            for w in self.sandbox.settings.works
+        ]
+        options = runner_flags.launch_options(paths, weaken)
         if "realm" in weaken:
-            return []
-        return ["--host", "-" if "uid" in weaken else str(ANSWER_UID), "0"]
+            return options
+        return [*options, "--host", "-" if "uid" in weaken else str(ANSWER_UID), "0"]
 
     def base(self, work: Work) -> str:
         return f"{WORK}/b/{work.key}/w"

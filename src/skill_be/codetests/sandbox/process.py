@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from skill_be.codetests import nodefiles
+from skill_be.codetests import nodefiles, runner_flags
 from skill_be.codetests.protocol import Request
 from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, identity
 
@@ -125,7 +125,7 @@ class ProcessSlot:
         folder = self.base(works[0]) if works else os.getcwd()
         try:
             proc = subprocess.Popen(
-                [self.settings.node, str(self.sandbox.runner), "run", *self.early()],
+                runner_flags.launch_argv(self.settings.node, str(self.sandbox.runner.parent), self.options()),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -137,6 +137,20 @@ class ProcessSlot:
             raise SandboxError(f"the test process could not start ({self.settings.node}: {e})") from None
         self.current = ProcessChannel(proc)
         return self.current
+
+    def options(self) -> list[str]:
+        """launch.mjs's options: what the runner may read (codetests/runner_flags.py), then early()'s."""
+        staged = self.sandbox.staged is not None
+        paths = [
+            runner_flags.RunnerPaths(
+                self.base(w),
+                str(self.sandbox.folder_of(w).parent / "node_modules")
+                if staged
+                else (str(w.packages) if w.packages else None),
+            )
+            for w in self.settings.works
+        ]
+        return [*runner_flags.launch_options(paths, self.settings.weaken), *self.early()]
 
     def early(self) -> list[str]:
         """The runner's options to start the answer's process before the request comes."""

@@ -1,0 +1,57 @@
+"""How every sandbox starts a runner: `node launch.mjs run <options>`, the options built here alone.
+
+launch.mjs (in the harness folder) starts the answer's process and the runner, and starts the runner
+under Node's permission model: it may read its harness, and the paths given here (the work folder's
+compiled tests, its wrapper packages and package.json, the installed packages), and nothing else; it
+may start no process or worker and write no file. The spelling of Node's flag (`--permission` or
+`--experimental-permission`) depends on the Node that runs it, so launch.mjs's permissionFlags()
+picks it. Names in `weaken` that switch a runner protection off (only tests pass them, through
+Settings.weaken) travel as `--weaken`; nothing a user or an answer writes reaches this argv."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from skill_be.codetests.nodefiles import LAUNCH
+
+# The runner's own protections a test's control may switch off (launch.mjs and runner.mjs read them).
+RUNNER_WEAKENINGS = ("permission", "freeze", "receiver")
+
+
+@dataclass(frozen=True)
+class RunnerPaths:
+    """One work folder as the runner sees it: the folder, and the installed packages' folder if any."""
+
+    base: str
+    packages: str | None = None
+
+
+def read_paths(works: Iterable[RunnerPaths]) -> list[str]:
+    """What the runner may read besides its harness: per work folder, its tests, wrappers and manifest."""
+    out: list[str] = []
+    for w in works:
+        out += [f"{w.base}/tests/", f"{w.base}/node_modules/", f"{w.base}/package.json"]
+        if w.packages:
+            out.append(f"{w.packages}/")
+    return out
+
+
+def launch_options(works: Iterable[RunnerPaths], weaken: frozenset[str], runner_uid: int | None = None) -> list[str]:
+    """The options launch.mjs takes for the runner (the answer's own, --host and --wrap, come after)."""
+    options: list[str] = []
+    for path in read_paths(works):
+        options += ["--read", path]
+    off = [w for w in RUNNER_WEAKENINGS if w in weaken]
+    if "realm" in weaken and "permission" not in off:
+        off.append("permission")  # the answer in the runner's own realm must write its file
+    if off:
+        options += ["--weaken", ",".join(off)]
+    if runner_uid is not None:
+        options += ["--runner-uid", str(runner_uid)]
+    return options
+
+
+def launch_argv(node: str, harness: str, options: Sequence[str]) -> list[str]:
+    """The whole command: `harness` is the folder that holds launch.mjs as the runner's machine sees it."""
+    return [node, f"{harness}/{LAUNCH.name}", "run", *options]
