@@ -219,6 +219,7 @@ export function createEndpoint({ side, asyncFd, syncFd, writeFd, onEvent, guarde
     } finally {
       pending.delete(id);
       replies.delete(id);
+      transport.later();
     }
     const value = codec.dec(r.v);
     if (r.ok === true) return value;

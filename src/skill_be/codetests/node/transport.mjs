@@ -124,5 +124,16 @@ export function createTransport({ asyncFd, syncFd, writeFd, onFrame, keepAlive =
     return true;
   }
 
-  return { send, step, pump };
+  // Frames a blocking read took beyond the one waited for are handled as if they had just come.
+  let scheduled = false;
+  function later() {
+    if (scheduled || parser.frames.length === 0) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      pump();
+    });
+  }
+
+  return { send, step, pump, later };
 }
