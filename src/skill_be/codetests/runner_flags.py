@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from skill_be.codetests.nodefiles import LAUNCH
 
 # The runner's own protections a test's control may switch off (launch.mjs and runner.mjs read them).
-RUNNER_WEAKENINGS = ("permission", "freeze", "receiver")
+RUNNER_WEAKENINGS = ("permission", "freeze", "receiver", "fatal")
 
 
 @dataclass(frozen=True)

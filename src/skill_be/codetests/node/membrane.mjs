@@ -131,6 +131,7 @@ export function createEndpoint({ side, asyncFd, syncFd, writeFd, onEvent, guarde
   const pending = new Set(); // ids of my requests still waiting: a reply to any other id is dropped
   const ctx = {
     runner: side === 'runner',
+    guarded,
     exported: new Map(), // my id -> {v, holder}
     exportIds: new Map(), // my value -> Map(holder -> id)
     importId: new WeakMap(), // my proxy -> their id

@@ -12,10 +12,10 @@ export function createProxies(ctx, codec, request) {
   const imported = new Map(); // their id -> my proxy or promise
   const settlers = new Map(); // their promise id -> {resolve, reject}
 
-  // The receiver a call of theirs gets from this side: on the runner's side only one of their own
-  // values (or a primitive); a runner object never crosses just because it was `this`.
+  // The receiver a call of theirs gets from this side: on the guarded runner's side only one of
+  // their own values (or a primitive); a runner object never crosses just because it was `this`.
   const receiver = (self) => {
-    if (!ctx.runner || ctx.importId.has(self)) return enc(self);
+    if (!ctx.guarded || ctx.importId.has(self)) return enc(self);
     return (typeof self === 'object' && self !== null) || typeof self === 'function' ? ['u'] : enc(self);
   };
 

@@ -20,7 +20,8 @@
 // thenable from the answer's side); the membrane never lets the answer reach a prototype of this
 // realm or choose the receiver of its functions; and launch.mjs starts it under Node's permission
 // model, so even a taken-over runner starts no process and writes no file.
-// --weaken freeze,receiver switches the first and third off: only skill-be's tests' controls do.
+// --weaken freeze,receiver switches the first and third off, and fatal makes a `fatal` of the answer's
+// process skill-be's error again: only skill-be's tests' controls do.
 import { writeSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -185,7 +186,7 @@ async function run(options) {
   let current = null; // the test that is running
   const answer = req.inRealm
     ? await loadInRealm(req, dir, emit)
-    : await loadInHost(req, dir, emit, (err) => uncaught(err), () => current, !weaken.has('receiver'));
+    : await loadInHost(req, dir, emit, (err) => uncaught(err), () => current, weaken);
   const { fields } = answer;
   emit({ e: 'loaded' });
 
@@ -233,7 +234,7 @@ async function loadInRealm(req, dir, emit) {
 
 // The answer in its own process (host.mjs, started by launch.mjs): the tests reach its fields through
 // the membrane (fds 3: to it; 4 and 5: from it).
-async function loadInHost(req, dir, emit, onUncaught, currentTest, guarded) {
+async function loadInHost(req, dir, emit, onUncaught, currentTest, weaken) {
   let ended = false;
   // The answer's process is gone, or broke the channel: launch.mjs ends this process as that one
   // ended, so until then no further result is sent (a test expecting a throw would pass otherwise).
@@ -253,7 +254,7 @@ async function loadInHost(req, dir, emit, onUncaught, currentTest, guarded) {
     asyncFd: 4,
     syncFd: 5,
     writeFd: 3,
-    guarded,
+    guarded: !weaken.has('receiver'),
     keepAlive: true, // the answer's process may be all this one waits for; run() ends with process.exit
     onEvent: (ev) => {
       if (ev.e === 'gone') hostEnded(String(ev.why));
@@ -263,6 +264,10 @@ async function loadInHost(req, dir, emit, onUncaught, currentTest, guarded) {
   });
   ep.event({ e: 'init', dir, answer: req.answer });
   const ev = (await ready).from;
+  if (ev.e === 'fatal' && weaken.has('fatal')) {
+    emit({ e: 'fatal', message: cap(String(ev.message)) }); // the old way, for a test's control only
+    process.exit(3);
+  }
   if (ev.e !== 'loaded') {
     emit({ e: 'load-error', ...loadError(ep, ev) });
     process.exit(0);
