@@ -47,8 +47,9 @@ export function parseOptions(argv) {
       opts.host = { uid: uid === '-' ? null : Number(uid), nproc: Number(argv[++i]) || 0 };
     } else if (a === '--wrap') opts.wrap = JSON.parse(argv[++i]).map(String);
     else if (a === '--runner-uid') opts.runnerUid = Number(argv[++i]);
-    else if (a === '--weaken') for (const w of String(argv[++i]).split(',')) if (w) opts.weaken.add(w);
-    else throw new Error(`unknown option ${a}`);
+    else if (a === '--weaken') {
+      for (const w of String(argv[++i]).split(',')) if (w) opts.weaken.add(w);
+    } else throw new Error(`unknown option ${a}`);
   }
   return opts;
 }
