@@ -24,28 +24,31 @@ const setValues = Set.prototype.values;
 const apply = Reflect.apply;
 
 /** ctx: {runner, exportValue(v, holder), exportPromise(p), importObject(x), importPromise(id), exported, importId, fromPeer}. */
-export function createCodec(ctx) {
-  const symbols = new Map(); // their symbol id -> my stand-in
-  const symbolId = new Map(); // my symbol -> my id
-
-  function encKey(key) {
-    return typeof key === 'symbol' ? encSymbol(key) : ['s', String(key)];
+class Codec {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.symbols = new Map(); // their symbol id -> my stand-in
+    this.symbolId = new Map(); // my symbol -> my id
   }
 
-  function encSymbol(sym) {
+  encKey(key) {
+    return typeof key === 'symbol' ? this.encSymbol(key) : ['s', String(key)];
+  }
+
+  encSymbol(sym) {
     const known = WELL_KNOWN.get(sym);
     if (known) return ['y', 'w', known];
     const reg = Symbol.keyFor(sym);
     if (reg !== undefined) return ['y', 'r', reg];
-    let id = symbolId.get(sym);
+    let id = this.symbolId.get(sym);
     if (id === undefined) {
-      id = symbolId.size + 1;
-      symbolId.set(sym, id);
+      id = this.symbolId.size + 1;
+      this.symbolId.set(sym, id);
     }
     return ['y', 'u', id, sym.description ?? ''];
   }
 
-  function encPrimitive(v) {
+  encPrimitive(v) {
     switch (typeof v) {
       case 'undefined':
         return ['u'];
@@ -58,26 +61,26 @@ export function createCodec(ctx) {
       case 'bigint':
         return ['g', v.toString()];
       case 'symbol':
-        return encSymbol(v);
+        return this.encSymbol(v);
     }
     return v === null ? ['z'] : null;
   }
 
   // A copy of a value that crosses as one, or null.
-  function encCopy(v, depth) {
+  encCopy(v, depth) {
     if (isProxy(v) || depth >= COPY_DEPTH) return null;
-    if (isPromise(v)) return ['P', ctx.exportPromise(v)];
-    if (isNativeError(v)) return ['E', encError(v, depth)];
+    if (isPromise(v)) return ['P', this.ctx.exportPromise(v)];
+    if (isNativeError(v)) return ['E', this.encError(v, depth)];
     if (isDate(v)) return ['D', apply(dateTime, v, [])];
     if (isRegExp(v)) return ['X', apply(regexpSource, v, []), apply(regexpFlags, v, [])];
     if (isMap(v)) {
       const out = [];
-      for (const [k, x] of apply(mapEntries, v, [])) out.push([enc(k, depth + 1), enc(x, depth + 1)]);
+      for (const [k, x] of apply(mapEntries, v, [])) out.push([this.enc(k, depth + 1), this.enc(x, depth + 1)]);
       return ['M', out];
     }
     if (isSet(v)) {
       const out = [];
-      for (const x of apply(setValues, v, [])) out.push(enc(x, depth + 1));
+      for (const x of apply(setValues, v, [])) out.push(this.enc(x, depth + 1));
       return ['S', out];
     }
     if (isArrayBuffer(v)) return ['A', Buffer.from(v).toString('base64')];
@@ -90,21 +93,21 @@ export function createCodec(ctx) {
   }
 
   /** `holder`: the object v was read from, the receiver a call of v through the membrane gets. */
-  function enc(v, depth = 0, holder = undefined) {
-    const primitive = encPrimitive(v);
+  enc(v, depth = 0, holder = undefined) {
+    const primitive = this.encPrimitive(v);
     if (primitive !== null) return primitive;
     const intrinsic = INTRINSICS.names.get(v);
-    if (intrinsic !== undefined && (ctx.runner || !COMPILERS.has(intrinsic))) return ['I', intrinsic];
-    const theirs = ctx.importId.get(v);
+    if (intrinsic !== undefined && (this.ctx.runner || !COMPILERS.has(intrinsic))) return ['I', intrinsic];
+    const theirs = this.ctx.importId.get(v);
     if (theirs !== undefined) return ['R', theirs];
-    const copy = encCopy(v, depth);
+    const copy = this.encCopy(v, depth);
     if (copy !== null) return copy;
-    const id = ctx.exportValue(v, holder);
-    if (typeof v === 'function') return encFunction(v, id);
-    return ['O', id, Array.isArray(v) ? 'a' : 'o', 0, 0, false, depth < PREVIEW_DEPTH ? preview(v, depth) : []];
+    const id = this.ctx.exportValue(v, holder);
+    if (typeof v === 'function') return this.encFunction(v, id);
+    return ['O', id, Array.isArray(v) ? 'a' : 'o', 0, 0, false, depth < PREVIEW_DEPTH ? this.preview(v, depth) : []];
   }
 
-  function encFunction(v, id) {
+  encFunction(v, id) {
     let name = '';
     let length = 0;
     let proto = false;
@@ -119,20 +122,20 @@ export function createCodec(ctx) {
 
   // What a printout of the proxy shows (Node's inspect prints a proxy's target, not through its traps):
   // the own enumerable data properties, as they were when the object crossed. Never read otherwise.
-  function preview(v, depth) {
+  preview(v, depth) {
     const out = [];
     if (isProxy(v)) return out;
     try {
       for (const key of Object.keys(v)) {
         if (out.length >= PREVIEW_KEYS || key === '__proto__' || key === 'length') break;
         const d = Reflect.getOwnPropertyDescriptor(v, key);
-        if (d !== undefined && 'value' in d) out.push([key, enc(d.value, depth + 1, v)]);
+        if (d !== undefined && 'value' in d) out.push([key, this.enc(d.value, depth + 1, v)]);
       }
     } catch {}
     return out;
   }
 
-  function encError(err, depth) {
+  encError(err, depth) {
     const read = (key) => {
       try {
         return err[key];
@@ -147,63 +150,63 @@ export function createCodec(ctx) {
     try {
       for (const key of Object.keys(err)) {
         if (key === 'stack' || key === 'message') continue;
-        props.push([key, enc(read(key), depth + 1)]);
+        props.push([key, this.enc(read(key), depth + 1)]);
         if (props.length >= 50) break;
       }
     } catch {}
     out.props = props;
-    if (Object.hasOwn(err, 'cause')) out.cause = enc(read('cause'), depth + 1);
-    if (Array.isArray(read('errors'))) out.errors = enc(read('errors'), depth + 1);
+    if (Object.hasOwn(err, 'cause')) out.cause = this.enc(read('cause'), depth + 1);
+    if (Array.isArray(read('errors'))) out.errors = this.enc(read('errors'), depth + 1);
     return out;
   }
 
   // A property descriptor crosses as flags plus its encoded value or accessors.
-  function encDesc(d, holder) {
+  encDesc(d, holder) {
     const out = {};
     for (const f of ['writable', 'enumerable', 'configurable']) if (f in d) out[f] = d[f] === true;
-    if ('value' in d) out.value = enc(d.value, 0, holder);
-    if ('get' in d) out.get = enc(d.get, 0, holder);
-    if ('set' in d) out.set = enc(d.set, 0, holder);
+    if ('value' in d) out.value = this.enc(d.value, 0, holder);
+    if ('get' in d) out.get = this.enc(d.get, 0, holder);
+    if ('set' in d) out.set = this.enc(d.set, 0, holder);
     return out;
   }
 
-  function decDesc(text) {
+  decDesc(text) {
     const d = JSON.parse(String(text));
     if (d === null || typeof d !== 'object') throw new ProtocolError('a descriptor was expected');
     const out = {};
     for (const f of ['writable', 'enumerable', 'configurable']) if (f in d) out[f] = d[f] === true;
-    for (const f of ['value', 'get', 'set']) if (f in d) out[f] = dec(d[f]);
+    for (const f of ['value', 'get', 'set']) if (f in d) out[f] = this.dec(d[f]);
     return out;
   }
 
-  function decList(list) {
+  decList(list) {
     if (!Array.isArray(list)) throw new ProtocolError('a list was expected');
-    return list.map((x) => dec(x));
+    return list.map((x) => this.dec(x));
   }
 
-  function decKey(key) {
+  decKey(key) {
     if (!Array.isArray(key)) throw new ProtocolError('a key was expected');
     if (key[0] === 's') return String(key[1]);
-    if (key[0] === 'y') return decSymbol(key);
+    if (key[0] === 'y') return this.decSymbol(key);
     throw new ProtocolError('a key was expected');
   }
 
-  function decSymbol(x) {
+  decSymbol(x) {
     if (x[1] === 'w') {
       const s = Symbol[x[2]];
       if (typeof s !== 'symbol') throw new ProtocolError('unknown symbol');
       return s;
     }
     if (x[1] === 'r') return Symbol.for(String(x[2]));
-    let s = symbols.get(x[2]);
+    let s = this.symbols.get(x[2]);
     if (s === undefined) {
       s = Symbol(String(x[3] ?? '').slice(0, 200));
-      symbols.set(x[2], s);
+      this.symbols.set(x[2], s);
     }
     return s;
   }
 
-  function decPrimitive(x) {
+  decPrimitive(x) {
     switch (x[0]) {
       case 'u':
         return undefined;
@@ -218,46 +221,46 @@ export function createCodec(ctx) {
       case 'g':
         return BigInt(String(x[1]));
       case 'y':
-        return decSymbol(x);
+        return this.decSymbol(x);
     }
     throw new ProtocolError('unknown value');
   }
 
-  function dec(x, depth = 0) {
+  dec(x, depth = 0) {
     if (!Array.isArray(x)) throw new ProtocolError('a value was expected');
     if (depth > DECODE_DEPTH) throw new ProtocolError('a value nested too deep');
     switch (x[0]) {
       case 'I': {
         if (!INTRINSICS.byName.has(x[1])) throw new ProtocolError('unknown built-in');
-        if (ctx.runner && COMPILERS.has(x[1])) throw new ProtocolError('a code-compiling constructor cannot cross');
+        if (this.ctx.runner && COMPILERS.has(x[1])) throw new ProtocolError('a code-compiling constructor cannot cross');
         return INTRINSICS.byName.get(x[1]);
       }
       case 'R': {
-        if (!ctx.exported.has(x[1])) throw new ProtocolError('unknown reference');
-        return ctx.exported.get(x[1]).v;
+        if (!this.ctx.exported.has(x[1])) throw new ProtocolError('unknown reference');
+        return this.ctx.exported.get(x[1]).v;
       }
       case 'P':
-        return ctx.importPromise(x[1]);
+        return this.ctx.importPromise(x[1]);
       case 'O':
-        return ctx.importObject(x);
+        return this.ctx.importObject(x);
       default: {
-        const copy = decCopy(x, depth);
-        if (copy !== null && typeof copy === 'object') ctx.fromPeer.add(copy);
+        const copy = this.decCopy(x, depth);
+        if (copy !== null && typeof copy === 'object') this.ctx.fromPeer.add(copy);
         return copy;
       }
     }
   }
 
-  function decCopy(x, depth) {
+  decCopy(x, depth) {
     switch (x[0]) {
       case 'D':
         return new Date(Number(x[1]));
       case 'X':
         return new RegExp(String(x[1]), String(x[2]));
       case 'M':
-        return new Map(x[1].map(([k, v]) => [dec(k, depth + 1), dec(v, depth + 1)]));
+        return new Map(x[1].map(([k, v]) => [this.dec(k, depth + 1), this.dec(v, depth + 1)]));
       case 'S':
-        return new Set(x[1].map((v) => dec(v, depth + 1)));
+        return new Set(x[1].map((v) => this.dec(v, depth + 1)));
       case 'A': {
         const b = Buffer.from(String(x[1]), 'base64');
         return b.buffer.slice(b.byteOffset, b.byteOffset + b.length);
@@ -270,13 +273,13 @@ export function createCodec(ctx) {
         return new C(copy, 0, b.length / C.BYTES_PER_ELEMENT);
       }
       case 'E':
-        return decError(x[1], depth);
+        return this.decError(x[1], depth);
       default:
-        return decPrimitive(x);
+        return this.decPrimitive(x);
     }
   }
 
-  function decError(d, depth) {
+  decError(d, depth) {
     if (d === null || typeof d !== 'object') throw new ProtocolError('an error was expected');
     const name = String(d.name);
     const C = Object.hasOwn(ERRORS, name) ? ERRORS[name] : Error;
@@ -289,12 +292,19 @@ export function createCodec(ctx) {
       Object.defineProperty(err, key, { value, writable: true, enumerable: true, configurable: true });
     for (const [key, v] of Array.isArray(d.props) ? d.props : []) {
       if (key === '__proto__') continue;
-      own(String(key), dec(v, depth + 1));
+      own(String(key), this.dec(v, depth + 1));
     }
-    if (d.cause !== undefined) own('cause', dec(d.cause, depth + 1));
-    if (d.errors !== undefined) own('errors', dec(d.errors, depth + 1));
+    if (d.cause !== undefined) own('cause', this.dec(d.cause, depth + 1));
+    if (d.errors !== undefined) own('errors', this.dec(d.errors, depth + 1));
     return err;
   }
 
-  return { enc, dec, encKey, decKey, decList, encDesc, decDesc };
+}
+
+/** The codec's functions, bound: {enc, dec, encKey, decKey, decList, encDesc, decDesc}. */
+export function createCodec(ctx) {
+  const c = new Codec(ctx);
+  const bound = {};
+  for (const name of ['enc', 'dec', 'encKey', 'decKey', 'decList', 'encDesc', 'decDesc']) bound[name] = c[name].bind(c);
+  return bound;
 }

@@ -159,7 +159,7 @@ function endAs(code, signal) {
 }
 
 // The answer's process the request asks for: the early one when it fits, else a new one.
-function hostFor(req, fds, early, opts) {
+function hostFor(req, fds, early) {
   if (req.ping || req.inRealm) {
     kill(early?.host);
     return null;
@@ -194,7 +194,7 @@ async function main(argv) {
   }
   let started;
   try {
-    started = hostFor(req, fds, early, opts);
+    started = hostFor(req, fds, early);
   } catch (err) {
     const message = `the answer's process could not start: ${String(err?.message ?? err).slice(0, 500)}`;
     writeSync(1, `\x1e${req.nonce}\x1f${JSON.stringify({ e: 'fatal', message })}\n`);

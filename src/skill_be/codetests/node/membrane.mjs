@@ -31,6 +31,7 @@ export class PeerGone extends Error {}
 const stringify = JSON.stringify;
 const parse = JSON.parse;
 const apply = Reflect.apply;
+const promiseThen = Promise.prototype.then; // taken before any other code of this process runs
 const HIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 // An object some other object inherits from (it has an own `constructor` whose `prototype` is it).
@@ -117,67 +118,69 @@ function serveOpen(target, msg, { decList, decKey, dec, decDesc }) {
   throw new TypeError(`unknown request ${String(msg.k).slice(0, 20)}`);
 }
 
-/**
- * One side of the membrane.
- * side: 'runner' or 'answer'; asyncFd/syncFd: the incoming FIFO, twice (transport.mjs); writeFd: the
- * outgoing one; onEvent(event): application events ({k:'ev'}) from the other side, and {e:'gone'}
- * once the other side can no longer answer; guarded: the runner's protections (membrane.mjs header);
- * keepAlive: the channel keeps the process alive.
- */
-export function createEndpoint({ side, asyncFd, syncFd, writeFd, onEvent, guarded = side === 'runner', keepAlive = false }) {
-  let seq = 0;
-  let gone = null; // why the other side can no longer answer
-  const replies = new Map();
-  const pending = new Set(); // ids of my requests still waiting: a reply to any other id is dropped
-  const ctx = {
-    runner: side === 'runner',
-    guarded,
-    exported: new Map(), // my id -> {v, holder}
-    exportIds: new Map(), // my value -> Map(holder -> id)
-    importId: new WeakMap(), // my proxy -> their id
-    fromPeer: new WeakSet(), // copies made of the other side's values
-  };
-  const codec = createCodec(ctx);
-  const transport = createTransport({ asyncFd, syncFd, writeFd, keepAlive, onFrame: dispatch });
+class Endpoint {
+  constructor({ side, asyncFd, syncFd, writeFd, onEvent, guarded, keepAlive }) {
+    this.seq = 0;
+    this.gone = null; // why the other side can no longer answer
+    this.replies = new Map();
+    this.pending = new Set(); // ids of my requests still waiting: a reply to any other id is dropped
+    this.onEvent = onEvent;
+    this.guarded = guarded;
+    this.ctx = {
+      runner: side === 'runner',
+      guarded,
+      exported: new Map(), // my id -> {v, holder}
+      exportIds: new Map(), // my value -> Map(holder -> id)
+      importId: new WeakMap(), // my proxy -> their id
+      fromPeer: new WeakSet(), // copies made of the other side's values
+      exportValue: (v, holder) => this.exportValue(v, holder),
+      exportPromise: (p) => this.exportPromise(p),
+    };
+    this.codec = createCodec(this.ctx);
+    this.proxies = createProxies(this.ctx, this.codec, (msg) => this.request(msg));
+    this.transport = createTransport({ asyncFd, syncFd, writeFd, keepAlive, onFrame: (raw) => this.dispatch(raw) });
+  }
 
-  ctx.exportValue = (value, holder) => {
-    const held = guarded && typeof value === 'function' ? holder : undefined;
-    let byHolder = ctx.exportIds.get(value);
-    if (byHolder === undefined) ctx.exportIds.set(value, (byHolder = new Map()));
+  // A runner function is exported once per holder: its calls run with that holder as `this`.
+  exportValue(value, holder) {
+    const held = this.guarded && typeof value === 'function' ? holder : undefined;
+    let byHolder = this.ctx.exportIds.get(value);
+    if (byHolder === undefined) {
+      byHolder = new Map();
+      this.ctx.exportIds.set(value, byHolder);
+    }
     let id = byHolder.get(held);
     if (id === undefined) {
-      id = ctx.exported.size + 1;
-      ctx.exported.set(id, { v: value, holder: held });
+      id = this.ctx.exported.size + 1;
+      this.ctx.exported.set(id, { v: value, holder: held });
       byHolder.set(held, id);
     }
     return id;
-  };
+  }
 
-  function send(msg) {
+  send(msg) {
     let bytes;
     try {
       bytes = frame(stringify(msg));
     } catch (err) {
       throw new RangeError(String(err?.message ?? err));
     }
-    if (!transport.send(bytes)) {
-      markGone('the other process is gone');
-      throw new PeerGone(gone);
+    if (!this.transport.send(bytes)) {
+      this.markGone('the other process is gone');
+      throw new PeerGone(this.gone);
     }
   }
 
-  // The other side is gone: onEvent hears it once (the runner then ends as the answer's process did).
-  function markGone(why) {
-    if (gone) return;
-    gone = why;
-    onEvent({ e: 'gone', why });
+  // The other side is gone: onEvent hears it once (the runner then stops reporting).
+  markGone(why) {
+    if (this.gone) return;
+    this.gone = why;
+    this.onEvent({ e: 'gone', why });
   }
 
-  const proxies = createProxies(ctx, codec, (msg) => request(msg));
-
-  function dispatch(raw) {
+  dispatch(raw) {
     if (typeof raw !== 'string') {
-      markGone(raw?.tooBig ? `it sent a value over ${MAX_FRAME} bytes` : 'the other process closed the channel');
+      this.markGone(raw?.tooBig ? `it sent a value over ${MAX_FRAME} bytes` : 'the other process closed the channel');
       return;
     }
     let msg;
@@ -188,62 +191,63 @@ export function createEndpoint({ side, asyncFd, syncFd, writeFd, onEvent, guarde
     }
     if (msg === null || typeof msg !== 'object') return;
     if (msg.k === 'ret') {
-      if (pending.has(msg.id) && !replies.has(msg.id)) replies.set(msg.id, msg);
+      if (this.pending.has(msg.id) && !this.replies.has(msg.id)) this.replies.set(msg.id, msg);
     } else if (msg.k === 'settle') {
-      proxies.settle(msg);
+      this.proxies.settle(msg);
     } else if (msg.k === 'ev') {
-      onEvent(msg);
+      this.onEvent(msg);
     } else if (REQUESTS.has(msg.k)) {
-      serve(msg);
+      this.serve(msg);
     }
   }
 
-  function wait(done) {
+  wait(done) {
     while (!done()) {
-      if (gone) throw new PeerGone(gone);
-      if (!transport.step() && !done()) {
-        markGone('the other process closed the channel');
-        throw new PeerGone(gone);
+      if (this.gone) throw new PeerGone(this.gone);
+      if (!this.transport.step() && !done()) {
+        this.markGone('the other process closed the channel');
+        throw new PeerGone(this.gone);
       }
     }
   }
 
-  function request(msg) {
-    if (gone) throw new PeerGone(gone);
-    const id = ++seq;
-    pending.add(id);
+  request(msg) {
+    if (this.gone) throw new PeerGone(this.gone);
+    const id = ++this.seq;
+    this.pending.add(id);
     let r;
     try {
-      send({ ...msg, id });
-      wait(() => replies.has(id));
-      r = replies.get(id);
+      this.send({ ...msg, id });
+      this.wait(() => this.replies.has(id));
+      r = this.replies.get(id);
     } finally {
-      pending.delete(id);
-      replies.delete(id);
-      transport.later();
+      this.pending.delete(id);
+      this.replies.delete(id);
+      this.transport.later();
     }
-    const value = codec.dec(r.v);
+    const value = this.codec.dec(r.v);
     if (r.ok === true) return value;
     throw value;
   }
 
-  function serve(msg) {
+  serve(msg) {
     let ok = true;
     let value;
     let entry;
     try {
-      entry = ctx.exported.get(msg.t);
+      entry = this.ctx.exported.get(msg.t);
       if (entry === undefined) throw new ReferenceError('unknown reference');
-      value = guarded ? serveGuarded(entry.v, entry.holder, msg, codec) : serveOpen(entry.v, msg, codec);
+      value = this.guarded ? serveGuarded(entry.v, entry.holder, msg, this.codec) : serveOpen(entry.v, msg, this.codec);
     } catch (err) {
       ok = false;
       value = err;
     }
-    send({ k: 'ret', id: msg.id, ok, v: encReply(ok, msg.k, value, entry?.v) });
+    this.send({ k: 'ret', id: msg.id, ok, v: this.encReply(ok, msg.k, value, entry?.v) });
   }
 
-  // Values read from a runner object carry it as their holder (the receiver of their calls).
-  function encReply(ok, kind, value, holder) {
+  // Values read from one of my objects carry it as their holder (the receiver of their calls).
+  encReply(ok, kind, value, holder) {
+    const { codec } = this;
     try {
       if (!ok) return codec.enc(value);
       if (kind === 'keys') return ['s', stringify(value.map((k) => codec.encKey(k)))];
@@ -254,35 +258,45 @@ export function createEndpoint({ side, asyncFd, syncFd, writeFd, onEvent, guarde
     }
   }
 
-  ctx.exportPromise = (p) => {
-    const id = ctx.exportValue(p);
+  exportPromise(p) {
+    const id = this.exportValue(p);
     const settle = (ok) => (value) => {
       let v;
       try {
-        v = codec.enc(value);
+        v = this.codec.enc(value);
       } catch (err) {
         ok = false;
-        v = codec.enc(new Error(`the value could not be passed: ${err?.message ?? err}`));
+        v = this.codec.enc(new Error(`the value could not be passed: ${err?.message ?? err}`));
       }
       try {
-        send({ k: 'settle', p: id, ok, v });
+        this.send({ k: 'settle', p: id, ok, v });
       } catch {}
     };
-    Promise.prototype.then.call(p, settle(true), settle(false));
+    Reflect.apply(promiseThen, p, [settle(true), settle(false)]);
     return id;
-  };
+  }
+}
 
+/**
+ * One side of the membrane.
+ * side: 'runner' or 'answer'; asyncFd/syncFd: the incoming FIFO, twice (transport.mjs); writeFd: the
+ * outgoing one; onEvent(event): application events ({k:'ev'}) from the other side, and {e:'gone'}
+ * once the other side can no longer answer; guarded: the runner's protections (this file's header);
+ * keepAlive: the channel keeps the process alive.
+ */
+export function createEndpoint({ side, asyncFd, syncFd, writeFd, onEvent, guarded = side === 'runner', keepAlive = false }) {
+  const ep = new Endpoint({ side, asyncFd, syncFd, writeFd, onEvent, guarded, keepAlive });
   return {
-    enc: codec.enc,
-    dec: codec.dec,
-    send,
-    request,
-    wait,
-    pump: transport.pump,
-    event: (body) => send({ ...body, k: 'ev' }),
-    isGone: () => gone,
-    setGone: markGone,
+    enc: ep.codec.enc,
+    dec: ep.codec.dec,
+    send: (msg) => ep.send(msg),
+    request: (msg) => ep.request(msg),
+    wait: (done) => ep.wait(done),
+    pump: ep.transport.pump,
+    event: (body) => ep.send({ ...body, k: 'ev' }),
+    isGone: () => ep.gone,
+    setGone: (why) => ep.markGone(why),
     /** Whether v is (a copy of) a value of the other side: its words are data, never skill-be's. */
-    fromPeer: (v) => ctx.fromPeer.has(v) || ctx.importId.has(v),
+    fromPeer: (v) => ep.ctx.fromPeer.has(v) || ep.ctx.importId.has(v),
   };
 }

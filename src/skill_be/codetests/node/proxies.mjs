@@ -44,6 +44,7 @@ export function createProxies(ctx, codec, request) {
   // A target of the same shape as theirs, so the proxy's invariants hold: an own `prototype` or none.
   function makeTarget(kind, name, length, hasPrototype) {
     if (kind !== 'f') return kind === 'a' ? [] : {};
+    // biome-ignore lint/complexity/useArrowFunction: an own `prototype`, as theirs has, needs a function expression
     const target = hasPrototype ? function () {} : () => {};
     Object.defineProperty(target, 'name', { value: String(name ?? '') });
     Object.defineProperty(target, 'length', { value: Number(length) || 0 });
