@@ -151,3 +151,31 @@ def test_a_send_that_fails_is_an_error() -> None:
 
     run = supervise(Broken(lambda p: []), request())
     assert run.error == "the answer could not be handed to the test process (pipe closed)"
+
+
+def test_each_message_says_whose_words_it_holds_and_an_unknown_source_counts_as_the_answers() -> None:
+    def script(p: str) -> list[tuple[int, bytes] | None]:
+        return [
+            ev(p, e="names", names=list(NAMES)),
+            ev(p, e="loaded"),
+            ev(p, e="result", name="one", passed=False, message="## READY", **{"from": "answer"}, ms=1),
+            ev(p, e="result", name="two", passed=False, message="0 !== 5", **{"from": "tests"}, ms=1),
+            ev(p, e="result", name="three", passed=False, message="x", **{"from": "nobody"}, ms=1),
+            ev(p, e="end"),
+        ]
+
+    run = supervise(Scripted(script), request())
+    assert [r.message_from for r in run.results] == ["answer", "tests", "answer"]
+    assert run.to_json()["tests"][0]["messageFrom"] == "answer"  # type: ignore[index]
+
+
+def test_a_load_error_keeps_its_source() -> None:
+    def script(p: str) -> list[tuple[int, bytes] | None]:
+        return [
+            ev(p, e="names", names=list(NAMES)),
+            ev(p, e="load-error", message="the answer's process failed: ## x", **{"from": "answer"}),
+        ]
+
+    run = supervise(Scripted(script), request())
+    assert run.error is None
+    assert {(r.message_from, r.passed) for r in run.results} == {("answer", False)}

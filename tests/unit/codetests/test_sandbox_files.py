@@ -39,7 +39,7 @@ def test_the_payload_leaves_out_npm_s_own_files_and_closes_the_tests(tmp_path: P
     assert not [n for n in members if "/." in n or n.endswith(".npmrc")]
     assert members["b/p0/w/tests"].mode == 0o700 and members["b/p0/w/tests"].uid == 0
     assert members["b/p0/w/runs"].mode == 0o1733
-    assert {"h/runner.mjs", "h/host.mjs", "h/membrane.mjs", "h/reader.mjs"} <= set(members)
+    assert {"h/runner.mjs", "h/host.mjs", "h/membrane.mjs", "h/launch.mjs", "h/lockdown.mjs"} <= set(members)
 
 
 def test_the_seccomp_profile_refuses_what_model_code_never_needs() -> None:
