@@ -43,8 +43,10 @@ def launch_options(works: Iterable[RunnerPaths], weaken: frozenset[str], runner_
     for path in read_paths(works):
         options += ["--read", path]
     off = [w for w in RUNNER_WEAKENINGS if w in weaken]
-    if "realm" in weaken and "permission" not in off:
-        off.append("permission")  # the answer in the runner's own realm must write its file
+    if "realm" in weaken:
+        # The old way, for the controls only: the answer in the runner's own realm, which must write
+        # the answer's file and which the controls show to be open to tampering.
+        off += [w for w in ("permission", "freeze") if w not in off]
     if off:
         options += ["--weaken", ",".join(off)]
     if runner_uid is not None:
