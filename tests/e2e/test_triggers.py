@@ -98,7 +98,9 @@ def test_rates_and_confusion_come_out_as_the_server_chooses(tmp_path: Path, mock
     offered = json.loads(calls[0]["body"])["tools"]
     names = sorted(t.get("name") or t["function"]["name"] for t in offered)
     assert names == ["duration", "money"]
-    described = {t.get("name") or t["function"]["name"]: t.get("description") or t["function"]["description"] for t in offered}
+    described = {
+        t.get("name") or t["function"]["name"]: t.get("description") or t["function"]["description"] for t in offered
+    }
     assert described == {"duration": DURATION, "money": MONEY}
     t = r.summary()["skills"]["duration"]["triggers"]
     m = t["models"]["m1"]
@@ -128,8 +130,9 @@ def test_strict_blocks_on_the_point_estimate_and_evidence_is_inconclusive(tmp_pa
     assert r.code == 1, r.stderr + r.stdout
     t = r.summary()["skills"]["duration"]["triggers"]
     assert [(c["key"], c["outcome"]) for c in t["checks"]] == [("minRecall", "pass"), ("maxFalseTrigger", "block")]
-    assert "trigger false-trigger rate on m1: 100% (4/4; 95% CI 51–100%), needs at most 50%: blocks" in (
-        r.result_file()["skills"]["duration"]["reasons"]
+    assert (
+        "trigger false-trigger rate on m1: 100% (4/4; 95% CI 51–100%), needs at most 50%: blocks"
+        in (r.result_file()["skills"]["duration"]["reasons"])
     )
     junit = (root / "j.xml").read_text()
     assert junit.count('name="trigger ') == 6
@@ -150,7 +153,9 @@ def test_strict_blocks_on_the_point_estimate_and_evidence_is_inconclusive(tmp_pa
     assert all(c["reps"] > 2 for c in t["checks"])
     assert "about 29 reps per query would decide it" in r.stdout
     # gate.inconclusive: block turns it into a block
-    root = project(tmp_path / "blocking", anthropic(mock), {"gate": {**gate, "rule": "evidence", "inconclusive": "block"}})
+    root = project(
+        tmp_path / "blocking", anthropic(mock), {"gate": {**gate, "rule": "evidence", "inconclusive": "block"}}
+    )
     assert run(root, "run", env=KEY).code == 1
 
 
@@ -187,18 +192,31 @@ def test_description_comparison_and_dry_run(tmp_path: Path, mock: Any) -> None:
     ("triggers", "config", "message"),
     [
         ({"should": ["  "]}, {}, r"evals/duration\.json:\d+:\d+: triggers\.should\[0\]: is empty"),
-        ({"should": ["a b"], "shouldNot": ["A  b"]}, {}, r"evals/duration\.json:\d+:\d+: triggers\.shouldNot\[0\]: the same query as triggers\.should\[0\]"),
+        (
+            {"should": ["a b"], "shouldNot": ["A  b"]},
+            {},
+            r"evals/duration\.json:\d+:\d+: triggers\.shouldNot\[0\]: the same query as triggers\.should\[0\]",
+        ),
         ({"should": [{"prompt": "x", "near": True}]}, {}, r"triggers\.should\[0\]\.near: .*move it to shouldNot"),
-        ("default", {"neighbours": ["./nowhere"]}, r"skill-be\.yaml:\d+:\d+: neighbours\[0\]: .*nowhere has no SKILL\.md"),
-        (None, {"gate": {"trigger": {"minRecall": 80}}}, r"skill-be\.yaml:\d+:\d+: gate\.trigger: skill \"duration\" has no trigger queries"),
+        (
+            "default",
+            {"neighbours": ["./nowhere"]},
+            r"skill-be\.yaml:\d+:\d+: neighbours\[0\]: .*nowhere has no SKILL\.md",
+        ),
+        (
+            None,
+            {"gate": {"trigger": {"minRecall": 80}}},
+            r"skill-be\.yaml:\d+:\d+: gate\.trigger: skill \"duration\" has no trigger queries",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, triggers: Any, config: dict[str, Any], message: str) -> None:
     root = project(tmp_path, {"adapter": "command", "id": "m", "run": "true"}, config, triggers)
     r = run(root, "run", "--dry-run")
     assert r.code == 2, r.stdout
-    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert re.search(message, r.stderr), r.stderr
+    errors = [line for line in r.stderr.strip().splitlines() if not line.startswith("warning: ")]
+    assert len(errors) == 1, r.stderr  # (the project's warning that money has no eval file may come first)
+    assert re.search(message, errors[0]), r.stderr
 
 
 def test_should_without_should_not_warns(tmp_path: Path) -> None:
@@ -206,3 +224,53 @@ def test_should_without_should_not_warns(tmp_path: Path) -> None:
     r = run(root, "run", "--dry-run")
     assert r.code == 0, r.stderr
     assert "triggers has should queries and no shouldNot" in r.stderr
+
+
+# A command model: answers scenarios with "Say hello", and a trigger block with the skill whose
+# name is a word of the request (or none), counting each trigger call in trigger-calls.txt.
+BLOCK_MODEL = """
+import re, sys
+p = sys.stdin.read()
+if "<available_skills>" not in p:
+    print("Say hello")
+    raise SystemExit
+names = re.findall(r"<name>(.+?)</name>", p)
+request = p.split("<user_request>")[1].split("</user_request>")[0]
+open("trigger-calls.txt", "a").write("call\\n")
+print(next((n for n in names if n in request.split()), "none"))
+"""
+
+
+def test_command_adapters_answer_the_documented_block_and_the_cache_covers_them(tmp_path: Path) -> None:
+    write(tmp_path / "model.py", BLOCK_MODEL)
+    model = {"adapter": "command", "id": "m1", "run": f"{sys.executable} model.py"}
+    trig = {"should": ["add two duration values", "print the elapsed time"], "shouldNot": ["money split"]}
+    root = project(tmp_path, model, {"cache": True}, trig)
+    r = run(root, "run")
+    assert r.code == 0, r.stderr
+    m = r.summary()["skills"]["duration"]["triggers"]["models"]["m1"]
+    assert (m["recall"]["hits"], m["recall"]["total"], m["falseTrigger"]["hits"]) == (2, 4, 0)
+    assert m["confusion"]["shouldNot"] == {"duration": 0, "money": 2, "(none)": 0}
+    assert len((root / "trigger-calls.txt").read_text().splitlines()) == 6
+    again = run(root, "run")
+    assert again.code == 0 and len((root / "trigger-calls.txt").read_text().splitlines()) == 6
+    assert again.summary()["skills"]["duration"]["triggers"]["models"]["m1"] == m
+    # a changed neighbour description is a new key: every call is made again
+    md = root / "skills" / "money" / "SKILL.md"
+    md.write_text(md.read_text().replace("amounts of money", "sums of money"))
+    assert run(root, "run").code == 0
+    assert len((root / "trigger-calls.txt").read_text().splitlines()) == 12
+
+
+def test_shards_split_the_trigger_calls(tmp_path: Path) -> None:
+    write(tmp_path / "model.py", BLOCK_MODEL)
+    model = {"adapter": "command", "id": "m1", "run": f"{sys.executable} model.py"}
+    trig = {"should": ["add two duration values", "print the elapsed time"], "shouldNot": ["money split"]}
+    root = project(tmp_path, model, {}, trig)
+    made = []
+    for k in (1, 2):
+        r = run(root, "run", "--shard", f"{k}/2")
+        assert r.code == 0, r.stderr
+        made.append(len(r.summary()["skills"]["duration"]["triggers"]["calls"]))
+    assert made == [3, 3]
+    assert len((root / "trigger-calls.txt").read_text().splitlines()) == 6

@@ -51,7 +51,11 @@ def read_triggers(data: Mapping[str, Any] | None) -> tuple[Triggers | None, tupl
             prompt, near = (q, False) if isinstance(q, str) else (q["prompt"], bool(q.get("near", False)))
             at: tuple[str | int, ...] = ("triggers", key, i)
             if near and key == SHOULD:
-                return None, (*at, "near"), '"near: true" marks a query the skill should NOT load on; move it to shouldNot'
+                return (
+                    None,
+                    (*at, "near"),
+                    '"near: true" marks a query the skill should NOT load on; move it to shouldNot',
+                )
             norm = " ".join(prompt.split()).casefold()
             if norm in seen:
                 first = _path(seen[norm])
