@@ -39,7 +39,7 @@ def load_driver(adapter: str, modules: Mapping[str, str] = DRIVERS) -> AgentDriv
     except ImportError:
         raise AdapterStartError(
             f"trigger evals on {adapter} run the CLI in agent mode, and this build has no agent-mode driver "
-            f"({modules[adapter]}); use the anthropic or openai adapter for trigger evals"
+            f"({modules[adapter]})"
         ) from None
     create = getattr(module, "create", None)
     driver: AgentDriver = create() if callable(create) else module.DRIVER
@@ -138,14 +138,23 @@ def agent_choosers(
     files: Mapping[str, Mapping[str, bytes]],
     modules: Mapping[str, str] = DRIVERS,
     launcher: Launcher = host_launch,
+    warn: Callable[[str], None] = lambda _: None,
 ) -> dict[str, Chooser]:
-    """A chooser for each (label, entry) whose adapter is an agent CLI."""
+    """A chooser for each (label, entry) whose adapter is an agent CLI. Without its driver in this
+    build, the model is asked with the documented prompt block instead, and a warning says so."""
     out: dict[str, Chooser] = {}
     for label, e in entries:
         if e.adapter not in modules:
             continue
+        try:
+            driver = load_driver(e.adapter, modules)
+        except AdapterStartError as err:
+            warn(
+                f"warning: {label}: {err}; its trigger calls ask with the prompt block instead (docs/trigger-evals.md)"
+            )
+            continue
         provider = str(e.settings.get("provider") or PROVIDERS.get(e.adapter, "anthropic"))
         base = e.settings.get("baseUrl")
         endpoint = ModelEndpoint(e.id, provider, str(base) if base else None, api_key(e, environ))
-        out[label] = AgentChooser(load_driver(e.adapter, modules), endpoint, turns, files, launcher)
+        out[label] = AgentChooser(driver, endpoint, turns, files, launcher)
     return out

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from skill_be.adapters.choice import Chooser, Offered, choice_prompt
 from skill_be.commands.assembly import Parts
+from skill_be.commands.common import warn
 from skill_be.engine.cache import trigger_key
 from skill_be.engine.pricing import CacheLike, Caller, Price, Tokens, price_for, tokens_of
 from skill_be.engine.runner import Engine, Settings, SkillRun
@@ -143,7 +144,7 @@ def choosers_for(parts: Parts, description: Mapping[str, str] | None = None) -> 
     if not any(e.adapter in DRIVERS for _, e in entries):
         return {}
     files = skill_files_of(parts.project, description)
-    return agent_choosers(entries, os.environ, config.trigger_turns, files)
+    return agent_choosers(entries, os.environ, config.trigger_turns, files, warn=warn)
 
 
 def trigger_runs(project: Project, parts: Parts, settings: Settings, shard: str | None) -> TriggerRuns | None:

@@ -81,10 +81,16 @@ def trigger_bullets(t: TriggerResult | None) -> list[str]:
     """The Release Gate's lines about triggers: every check, and failed trigger calls when they block."""
     if t is None:
         return []
-    out = [f"Blocked: {check_line(c)}." if c in t.blocking else f"{check_line(c)[:1].upper()}{check_line(c)[1:]}."
-           for c in t.checks]  # fmt: skip
+    out: list[str] = []
+    for c in t.checks:
+        if c in t.blocking:
+            out.append(f"- **BLOCKED** (triggers): {check_line(c)}")
+        elif c.outcome == INCONCLUSIVE:
+            out.append(f"- **INCONCLUSIVE** (triggers): {check_line(c)}. Not blocking: gate.inconclusive is pass.")
+        else:
+            out.append(f"- Triggers: {check_line(c)}")
     if t.errors and t.block_on_errors:
-        out.append(f"Blocked: {t.errors} trigger call(s) failed.")
+        out.append(f"- **BLOCKED** (triggers): {t.errors} trigger call(s) failed; they are not counted in the rates")
     return out
 
 
