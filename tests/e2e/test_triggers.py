@@ -91,7 +91,7 @@ def test_rates_and_confusion_come_out_as_the_server_chooses(tmp_path: Path, mock
         )
     )
     root = project(tmp_path, adapter(mock), {"gate": {"trigger": {"minRecall": 60, "maxFalseTrigger": 10}}})
-    r = run(root, "run", env=KEY)
+    r = run(root, "run", "--html", env=KEY)
     assert r.code == 0, r.stderr + r.stdout
     calls = [c for c in mock.model_calls() if "tools" in json.loads(c["body"])]
     assert len(calls) == 6 * 2  # 6 queries x 2 reps
@@ -116,6 +116,9 @@ def test_rates_and_confusion_come_out_as_the_server_chooses(tmp_path: Path, mock
     report = (r.run_dir() / "duration.md").read_text() if (r.run_dir() / "duration.md").exists() else r.stdout
     assert "- Recall (loaded on should): 67% (4/6; 95% CI 30–90%)" in report
     assert "| near miss | 0 | 2 | 0 |" in report
+    page = (r.run_dir() / "results.html").read_text()
+    assert "<h3>Trigger evals</h3>" in page and "67% <span class=\"muted small\">(4/6; [30–90])</span>" in page
+    assert "<tr><td>near</td><td>0</td><td>2</td><td>0</td></tr>" in page
     result = r.result_file()["skills"]["duration"]["triggers"]
     assert result["models"]["m1"]["recall"]["hits"] == 4 and "calls" not in result
 
