@@ -117,7 +117,7 @@ def test_rates_and_confusion_come_out_as_the_server_chooses(tmp_path: Path, mock
     assert "- Recall (loaded on should): 67% (4/6; 95% CI 30–90%)" in report
     assert "| near miss | 0 | 2 | 0 |" in report
     page = (r.run_dir() / "results.html").read_text()
-    assert "<h3>Trigger evals</h3>" in page and "67% <span class=\"muted small\">(4/6; [30–90])</span>" in page
+    assert "<h3>Trigger evals</h3>" in page and '67% <span class="muted small">(4/6; [30–90])</span>' in page
     assert "<tr><td>near</td><td>0</td><td>2</td><td>0</td></tr>" in page
     result = r.result_file()["skills"]["duration"]["triggers"]
     assert result["models"]["m1"]["recall"]["hits"] == 4 and "calls" not in result
@@ -270,10 +270,17 @@ def test_shards_split_the_trigger_calls(tmp_path: Path) -> None:
     model = {"adapter": "command", "id": "m1", "run": f"{sys.executable} model.py"}
     trig = {"should": ["add two duration values", "print the elapsed time"], "shouldNot": ["money split"]}
     root = project(tmp_path, model, {}, trig)
-    made = []
+    made, dirs = [], []
     for k in (1, 2):
         r = run(root, "run", "--shard", f"{k}/2")
         assert r.code == 0, r.stderr
         made.append(len(r.summary()["skills"]["duration"]["triggers"]["calls"]))
+        dirs.append(str(r.run_dir()))
     assert made == [3, 3]
     assert len((root / "trigger-calls.txt").read_text().splitlines()) == 6
+    merged = run(root, "merge", *dirs)
+    assert merged.code == 0, merged.stderr
+    t = merged.summary()["skills"]["duration"]["triggers"]
+    whole = run(root, "run").summary()["skills"]["duration"]["triggers"]
+    assert t["models"] == whole["models"] and len(t["calls"]) == 6
+    assert merged.result_file()["skills"]["duration"]["triggers"]["models"]["m1"]["recall"]["hits"] == 2

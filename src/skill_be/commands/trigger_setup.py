@@ -15,8 +15,10 @@ from skill_be.commands.common import warn
 from skill_be.engine.cache import trigger_key
 from skill_be.engine.pricing import CacheLike, Caller, Price, Tokens, price_for, tokens_of
 from skill_be.engine.runner import Engine, Settings, SkillRun
-from skill_be.engine.trigger_scores import TriggerResult
+from skill_be.engine.trigger_scores import Observation, TriggerResult, decide
 from skill_be.engine.triggers import Only, TriggerPlan, query_id, trigger_result
+from skill_be.errors import ConfigError
+from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill
 from skill_be.project.trigger_plan import offered_skills
 from skill_be.results.shards import Shard, assign, in_shard, parse_shard
@@ -155,3 +157,41 @@ def trigger_runs(project: Project, parts: Parts, settings: Settings, shard: str 
     if shard is not None:
         only = shard_of(project, [m.label for m in parts.models], settings.reps, parse_shard(shard))
     return TriggerRuns(project, settings.reps, choosers_for(parts), only)
+
+
+def merged(
+    project: Project, run: SkillRun, summaries: Sequence[Mapping[str, object]], labels: Sequence[str], reps: int
+) -> SkillRun:
+    """`merge`: the skill's trigger calls from every shard's summary.json, scored and gated as one run."""
+    plan = plan_for(project, run.skill, reps)
+    if plan is None:
+        return run
+    by_id = {query_id(q): q for q in plan.queries}
+    observations: list[Observation] = []
+    for summary in summaries:
+        skills = summary.get("skills")
+        doc = skills.get(run.skill.name) if isinstance(skills, dict) else None
+        triggers = doc.get("triggers") if isinstance(doc, dict) else None
+        for c in (triggers or {}).get("calls") or ():
+            q = by_id.get(str(c.get("id")))
+            if q is None:
+                raise ConfigError(
+                    f"{run.skill.name}: a shard's trigger call {c.get('id')!r} is not a query of "
+                    f"{shown(run.skill.eval_path)} now; run the shards again"
+                )
+            loaded, error = c.get("loaded"), c.get("error")
+            observations.append(
+                Observation(
+                    q,
+                    str(c["model"]),
+                    int(c["rep"]),
+                    loaded if isinstance(loaded, str) else None,
+                    str(error) if error else None,
+                    float(c.get("seconds") or 0),
+                )
+            )
+    order = {query_id(q): i for i, q in enumerate(plan.queries)}
+    observations.sort(key=lambda o: (order[query_id(o.query)], labels.index(o.model), o.rep))
+    offered = [o.name for o in plan.offered]
+    result = decide(plan.skill, offered, plan.queries, labels, observations, reps, project.config.gate)
+    return with_result(run, result)
