@@ -284,3 +284,20 @@ def test_shards_split_the_trigger_calls(tmp_path: Path) -> None:
     whole = run(root, "run").summary()["skills"]["duration"]["triggers"]
     assert t["models"] == whole["models"] and len(t["calls"]) == 6
     assert merged.result_file()["skills"]["duration"]["triggers"]["models"]["m1"]["recall"]["hits"] == 2
+
+
+def test_verify_shows_the_recorded_rates_and_a_changed_neighbour_needs_a_run(tmp_path: Path) -> None:
+    write(tmp_path / "model.py", BLOCK_MODEL)
+    model = {"adapter": "command", "id": "m1", "run": f"{sys.executable} model.py"}
+    trig = {"should": ["add two duration values", "print the elapsed time"], "shouldNot": ["money split"]}
+    root = project(tmp_path, model, {}, trig)
+    assert run(root, "run").code == 0
+    v = run(root, "verify")
+    assert v.code == 0, v.stdout + v.stderr
+    assert (
+        "  duration triggers on m1: recall 50% (2/4; 95% CI 15–85%), false-trigger 0% (0/2; 95% CI 0–66%)" in v.stdout
+    )
+    md = root / "skills" / "money" / "SKILL.md"
+    md.write_text(md.read_text().replace("amounts of money", "sums of money"))
+    v = run(root, "verify")
+    assert v.code == 1 and 'skill "duration": changed since its last run' in v.stdout

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
-from skill_be.project.loader import Project, Skill
+from skill_be.project.loader import Project, Skill, neighbour_dirs
 from skill_be.project.skills import read_skill_md
 from skill_be.project.triggers import SHOULD, SHOULD_NOT
 from skill_be.project.where import Where
@@ -42,14 +42,10 @@ def _offered(folder: Path, where: Where) -> OfferedSkill:
 def neighbour_folders(project: Project, skill: Skill) -> list[tuple[Path, Where]]:
     """(folder, where it was named) of each neighbour of `skill`, the skill itself left out."""
     config = project.config
-    if config.neighbours is not None:
-        named = [(p, config.where("neighbours", i)) for i, p in enumerate(config.neighbours)]
-        return [(p, w) for p, w in named if p.resolve() != skill.dir.resolve()]
-    try:
-        folders = sorted(p for p in config.skills.iterdir() if p.is_dir() and (p / "SKILL.md").is_file())
-    except OSError:
-        folders = []
-    return [(p, config.where("skills")) for p in folders if p.resolve() != skill.dir.resolve()]
+    if config.neighbours is None:
+        return [(p, config.where("skills")) for p in neighbour_dirs(config, skill.dir)]
+    named = [(p, config.where("neighbours", i)) for i, p in enumerate(config.neighbours)]
+    return [(p, w) for p, w in named if p.resolve() != skill.dir.resolve()]
 
 
 def offered_skills(project: Project, skill: Skill, description: str | None = None) -> list[OfferedSkill]:
