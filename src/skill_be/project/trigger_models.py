@@ -43,10 +43,28 @@ def _queries(value: object) -> object:
 QueryList = Annotated[list[Query], BeforeValidator(_queries)]
 
 
+# A should query never carries `near: true` (the model says so in words; the schema refuses it).
+_SHOULD_ITEM = {
+    "oneOf": [
+        {"type": "string", "minLength": 1, "pattern": r"\S"},
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["prompt"],
+            "properties": {"prompt": {"type": "string", "minLength": 1, "pattern": r"\S"}, "near": {"const": False}},
+        },
+    ]
+}
+
+
 class TriggersModel(Strict):
     """`triggers:` of an eval file: queries on which the skill should and should not be loaded."""
 
-    should: QueryList | None = Field(None, description="user messages on which this skill should be loaded")
+    should: QueryList | None = Field(
+        None,
+        description="user messages on which this skill should be loaded",
+        json_schema_extra={"items": _SHOULD_ITEM},
+    )
     should_not: QueryList | None = Field(
         None, alias="shouldNot", description="user messages on which it should not be (near: true for near misses)"
     )
