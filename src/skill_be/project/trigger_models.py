@@ -44,7 +44,7 @@ QueryList = Annotated[list[Query], BeforeValidator(_queries)]
 
 
 # A should query never carries `near: true` (the model says so in words; the schema refuses it).
-_SHOULD_ITEM = {
+_SHOULD_ITEM: dict[str, Any] = {
     "oneOf": [
         {"type": "string", "minLength": 1, "pattern": r"\S"},
         {
