@@ -255,6 +255,8 @@ def test_command_adapters_answer_the_documented_block_and_the_cache_covers_them(
     assert (m["recall"]["hits"], m["recall"]["total"], m["falseTrigger"]["hits"]) == (2, 4, 0)
     assert m["confusion"]["shouldNot"] == {"duration": 0, "money": 2, "(none)": 0}
     assert len((root / "trigger-calls.txt").read_text().splitlines()) == 6
+    dry = run(root, "run", "--dry-run")
+    assert "  duration: 6 trigger calls (2 skills offered); the cache holds 6" in dry.stdout, dry.stdout
     again = run(root, "run")
     assert again.code == 0 and len((root / "trigger-calls.txt").read_text().splitlines()) == 6
     assert again.summary()["skills"]["duration"]["triggers"]["models"]["m1"] == m
@@ -301,3 +303,19 @@ def test_verify_shows_the_recorded_rates_and_a_changed_neighbour_needs_a_run(tmp
     md.write_text(md.read_text().replace("amounts of money", "sums of money"))
     v = run(root, "verify")
     assert v.code == 1 and 'skill "duration": changed since its last run' in v.stdout
+
+
+def test_the_triggers_command_reads_a_description_file_and_needs_exactly_one(tmp_path: Path) -> None:
+    write(tmp_path / "model.py", BLOCK_MODEL)
+    model = {"adapter": "command", "id": "m1", "run": f"{sys.executable} model.py"}
+    trig = {"should": ["add two duration values", "print the elapsed time"], "shouldNot": ["money split"]}
+    root = project(tmp_path, model, {"reps": 1}, trig)
+    write(root / "new.txt", "Use for money.\n")
+    r = run(root, "triggers", "--description-file", "new.txt")
+    assert r.code == 0, r.stderr
+    assert r.stdout.splitlines()[0] == 'Proposed description: "Use for money."'
+    assert "    recall: current 50% (1/2; 95% CI 9–91%); proposed 50% (1/2; 95% CI 9–91%); difference +0pp" in r.stdout
+    for args in ((), ("--description", "x", "--description-file", "new.txt")):
+        bad = run(root, "triggers", *args)
+        assert bad.code == 2 and "needs the proposed description" in bad.stderr, bad.stderr
+    assert run(root, "triggers", "--description", "  ").code == 2
