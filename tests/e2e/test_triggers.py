@@ -319,3 +319,25 @@ def test_the_triggers_command_reads_a_description_file_and_needs_exactly_one(tmp
         bad = run(root, "triggers", *args)
         assert bad.code == 2 and "needs the proposed description" in bad.stderr, bad.stderr
     assert run(root, "triggers", "--description", "  ").code == 2
+
+
+def test_regrade_carries_the_earlier_trigger_calls_without_asking_again(tmp_path: Path) -> None:
+    write(tmp_path / "model.py", BLOCK_MODEL)
+    model = {"adapter": "command", "id": "m1", "run": f"{sys.executable} model.py"}
+    trig = {"should": ["add two duration values", "print the elapsed time"], "shouldNot": ["money split"]}
+    root = project(tmp_path, model, {"gate": {"trigger": {"minRecall": 75}}}, trig)
+    first = run(root, "run")
+    assert first.code == 1  # recall 50% < 75%
+    before = first.summary()["skills"]["duration"]["triggers"]
+    r = run(root, "regrade")
+    assert r.code == 1, r.stderr
+    after = r.summary()["skills"]["duration"]["triggers"]
+    assert after["models"] == before["models"] and after["checks"][0]["outcome"] == "block"
+    assert len((root / "trigger-calls.txt").read_text().splitlines()) == 6  # the first run's 3 x 2, no more
+    # changed queries: the earlier calls no longer stand for them
+    doc = json.loads((root / "evals" / "duration.json").read_text())
+    doc["triggers"]["should"][1] = "print the elapsed duration"
+    (root / "evals" / "duration.json").write_text(json.dumps(doc))
+    r = run(root, "regrade")
+    assert "regrade: duration: its trigger queries changed since that run" in r.stderr
+    assert "triggers" not in r.summary()["skills"]["duration"]

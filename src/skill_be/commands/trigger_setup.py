@@ -195,3 +195,32 @@ def merged(
     offered = [o.name for o in plan.offered]
     result = decide(plan.skill, offered, plan.queries, labels, observations, reps, project.config.gate)
     return with_result(run, result)
+
+
+class StoredTriggers(TriggerRuns):
+    """`regrade`'s hook: a skill's trigger calls are not made again; the earlier run's (from its
+    summary.json) are scored and gated with today's gate settings. A skill whose trigger queries
+    changed since then is left without trigger evals, with a warning."""
+
+    def __init__(self, project: Project, earlier: Mapping[str, object], labels: Sequence[str], reps: int) -> None:
+        super().__init__(project, reps)
+        self.project = project
+        self.earlier = earlier
+        self.labels = list(labels)
+        self.reps = reps
+        skills = earlier.get("skills")
+        for name, plan in list(self.plans.items()):
+            doc = skills.get(name) if isinstance(skills, dict) else None
+            calls = ((doc or {}).get("triggers") or {}).get("calls") if isinstance(doc, dict) else None
+            asked = {(str(c.get("id")), c.get("query")) for c in calls or ()}
+            if plan is not None and asked != {(query_id(q), q.prompt) for q in plan.queries}:
+                warn(
+                    f"regrade: {name}: its trigger queries changed since that run; run skill-be run for its trigger evals"
+                )
+                self.plans[name] = None
+
+    async def run_skill(self, engine: Engine, skill: Skill, index: int) -> SkillRun:
+        run = await engine.run_skill(skill, index)
+        if self.plans.get(skill.name) is None:
+            return run
+        return merged(self.project, run, [self.earlier], self.labels, self.reps)
