@@ -33,7 +33,11 @@ PROVIDERS = {"claude-cli": "anthropic"}  # the others name theirs in the entry (
 Launcher = Callable[[Launch, Path, float], Awaitable[str]]  # (launch, its folder, seconds) -> stdout
 
 
-def load_driver(adapter: str, modules: Mapping[str, str] = DRIVERS) -> AgentDriver:
+BINS = {"claude-cli": "claude", "pi-cli": "pi", "opencode-cli": "opencode"}
+
+
+def load_driver(adapter: str, modules: Mapping[str, str] = DRIVERS, **options: str) -> AgentDriver:
+    """The driver of an agent CLI adapter; `options` (bin, path) go to its `create` when it takes them."""
     try:
         module = importlib.import_module(modules[adapter])
     except ImportError:
@@ -42,7 +46,13 @@ def load_driver(adapter: str, modules: Mapping[str, str] = DRIVERS) -> AgentDriv
             f"({modules[adapter]})"
         ) from None
     create = getattr(module, "create", None)
-    driver: AgentDriver = create() if callable(create) else module.DRIVER
+    if not callable(create):
+        found: AgentDriver = module.DRIVER
+        return found
+    try:
+        driver: AgentDriver = create(**options)
+    except TypeError:  # a driver whose create takes no options
+        driver = create()
     return driver
 
 
@@ -146,8 +156,11 @@ def agent_choosers(
     for label, e in entries:
         if e.adapter not in modules:
             continue
+        path = environ.get("PATH", "")
+        name = str(e.settings.get("bin") or BINS.get(e.adapter, e.adapter))
+        exe = resolve_executable(name, Path.cwd(), path) or name
         try:
-            driver = load_driver(e.adapter, modules)
+            driver = load_driver(e.adapter, modules, bin=exe, path=path)
         except AdapterStartError as err:
             warn(
                 f"warning: {label}: {err}; its trigger calls ask with the prompt block instead (docs/trigger-evals.md)"
