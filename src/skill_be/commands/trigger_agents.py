@@ -10,6 +10,7 @@ mode's sandbox runner can take its place through `Launcher` once it exists.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -104,6 +105,15 @@ async def host_launch(launch: Launch, folder: Path, seconds: float) -> str:
     return result.stdout.decode("utf-8", errors="replace")
 
 
+async def _git_init(workspace: Path) -> None:
+    """A git repository stops Claude Code from reading project skills of the folders above the
+    workspace (agents/claude.py); without git the workspace stays a plain folder."""
+    git = resolve_executable("git", workspace, os.environ.get("PATH"))
+    if git is not None:
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(workspace), "GIT_CONFIG_NOSYSTEM": "1"}
+        await run_process([git, "init", "-q"], cwd=workspace, env=env)
+
+
 class AgentChooser:
     """Chooser for an agent CLI: one agent run per query and rep."""
 
@@ -129,6 +139,7 @@ class AgentChooser:
             folder = Path(tmp)
             (folder / "workspace").mkdir()
             (folder / "home").mkdir()
+            await _git_init(folder / "workspace")
             launch = self.driver.prepare(setup, PurePosixPath(tmp, "workspace"), PurePosixPath(tmp, "home"))
             stdout = await self.launcher(launch, folder, ctx.timeout_seconds)
         t = self.driver.parse(stdout, setup)

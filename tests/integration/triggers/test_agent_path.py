@@ -25,7 +25,8 @@ FAKE_CLI = textwrap.dedent(
     import json, os, sys
     prompt, home = sys.argv[1], sys.argv[2]
     seen = sorted(os.listdir(os.path.join(home, "skills")))
-    events = [{"turn": 1, "tool": "ls", "skills": seen, "cwd": sorted(os.listdir("."))}]
+    cwd = sorted(x for x in os.listdir(".") if x != ".git")
+    events = [{"turn": 1, "tool": "ls", "skills": seen, "cwd": cwd, "git": os.path.isdir(".git")}]
     if "soon" in prompt:
         events.append({"turn": 2, "load": "duration"})  # after looking around on turn 1
     if "late" in prompt:
@@ -90,7 +91,7 @@ def test_a_load_counts_within_the_turn_limit_and_a_mention_does_not(
     assert choice.name == chosen
     first = driver.seen[-1]
     assert first["skills"] == ["duration", "money"]  # both offered skills installed where the CLI looks
-    assert first["cwd"] == []  # an empty workspace
+    assert first["cwd"] == [] and first["git"]  # an empty workspace, a git repository (no parent's skills)
 
 
 def test_turn_limit_is_the_setting(chooser: tuple[AgentChooser, FakeDriver]) -> None:
