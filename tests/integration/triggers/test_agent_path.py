@@ -98,3 +98,27 @@ def test_turn_limit_is_the_setting(chooser: tuple[AgentChooser, FakeDriver]) -> 
     c, _ = chooser
     c.turns = 5
     assert asyncio.run(c.choose("load it late", OFFERED, CTX)).name == "duration"
+
+
+def test_a_launch_may_write_only_inside_its_own_folder(tmp_path: Path) -> None:
+    from skill_be.adapters.base import CallError
+    from skill_be.commands.trigger_agents import host_launch
+
+    folder = tmp_path / "call"
+    folder.mkdir()
+    outside = tmp_path / "outside.txt"
+    argv = [sys.executable, "-c", "print('ok')"]
+    env = {"PATH": os.environ["PATH"]}
+    attack = Launch(
+        argv, env, {PurePosixPath(str(folder / "ws" / ".." / ".." / "outside.txt")): b"x"}, PurePosixPath(str(folder))
+    )
+    with pytest.raises(CallError, match="outside the trigger call's folder"):
+        asyncio.run(host_launch(attack, folder, 10))
+    assert not outside.exists()
+    # the control: the same write inside the folder is made, and the launch runs
+    inside = Launch(argv, env, {PurePosixPath(str(folder / "home" / "x.txt")): b"x"}, PurePosixPath(str(folder)))
+    assert asyncio.run(host_launch(inside, folder, 10)).strip() == "ok"
+    assert (folder / "home" / "x.txt").read_bytes() == b"x"
+    # and the attack's own write lands when its target is inside the boundary: the check is what stopped it
+    asyncio.run(host_launch(attack, tmp_path, 10))
+    assert outside.read_bytes() == b"x"
