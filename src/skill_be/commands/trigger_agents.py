@@ -29,7 +29,14 @@ DRIVERS: Mapping[str, str] = {
     "pi-cli": "skill_be.agents.pi",
     "opencode-cli": "skill_be.agents.opencode",
 }
-PROVIDERS = {"claude-cli": "anthropic"}  # the others name theirs in the entry (`provider`)
+PROVIDERS = {"claude-cli": "anthropic"}
+# A trigger call needs no write, edit or shell: the agent may look around (read) and load a skill
+# (claude's Skill and opencode's skill tools are always on), so no skill's scripts run on this machine.
+TOOLS: Mapping[str, tuple[str, ...]] = {
+    "claude-cli": ("Read",),
+    "pi-cli": ("read",),
+    "opencode-cli": ("read",),
+}  # the others name theirs in the entry (`provider`)
 
 Launcher = Callable[[Launch, Path, float], Awaitable[str]]  # (launch, its folder, seconds) -> stdout
 
@@ -124,7 +131,9 @@ class AgentChooser:
         turns: int,
         files: Mapping[str, Mapping[str, bytes]],  # offered skill name -> its files
         launcher: Launcher = host_launch,
+        tools: Sequence[str] | None = None,
     ) -> None:
+        self.tools = tools
         self.driver = driver
         self.endpoint = endpoint
         self.turns = turns
@@ -134,7 +143,7 @@ class AgentChooser:
     async def choose(self, query: str, offered: Sequence[Offered], ctx: CallContext) -> Choice:
         skills = [SkillToInstall(o.name, o.description, self.files.get(o.name, {})) for o in offered]
         limits = AgentLimits(max_turns=self.turns, timeout_seconds=ctx.timeout_seconds)
-        setup = AgentSetup(prompt=query, endpoint=self.endpoint, skills=skills, limits=limits)
+        setup = AgentSetup(prompt=query, endpoint=self.endpoint, skills=skills, tools=self.tools, limits=limits)
         with tempfile.TemporaryDirectory(prefix="skill-be-trigger-") as tmp:
             folder = Path(tmp)
             (folder / "workspace").mkdir()
@@ -180,5 +189,5 @@ def agent_choosers(
         provider = str(e.settings.get("provider") or PROVIDERS.get(e.adapter, "anthropic"))
         base = e.settings.get("baseUrl")
         endpoint = ModelEndpoint(e.id, provider, str(base) if base else None, api_key(e, environ))
-        out[label] = AgentChooser(driver, endpoint, turns, files, launcher)
+        out[label] = AgentChooser(driver, endpoint, turns, files, launcher, TOOLS.get(e.adapter))
     return out

@@ -10,6 +10,7 @@ PATH (.ci/steps/30-agent-clis.sh, then .ci/env)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sys
@@ -67,3 +68,10 @@ def test_the_loaded_skill_is_read_from_the_transcript(server: Any, cli: str, tmp
         server.agent(skill=skill, load=load, read="notes.txt", final="DONE")
         choice = asyncio.run(choosers["m"].choose("The build took 1h 5m and the tests 45s; add them.", OFFERED, ctx))
         assert choice.name == expected, (skill, load, choice.reply)
+    # a trigger call offers no write, edit or shell tool: no skill's script runs on this machine
+    tools = {
+        t.get("name") or (t.get("function") or {}).get("name")
+        for call in server.model_calls()
+        for t in json.loads(call["body"] or "{}").get("tools") or ()
+    }
+    assert tools and not tools & {"Bash", "bash", "Write", "write", "Edit", "edit"}, tools
