@@ -119,6 +119,14 @@ def test_rates_and_confusion_come_out_as_the_server_chooses(tmp_path: Path, mock
     page = (r.run_dir() / "results.html").read_text()
     assert "<h3>Trigger evals</h3>" in page and '67% <span class="muted small">(4/6; [30–90])</span>' in page
     assert "<tr><td>near</td><td>0</td><td>2</td><td>0</td></tr>" in page
+    # both files conform to their published schemas (and read through their models)
+    from skill_be.project import fastcheck
+    from skill_be.results.models import ResultFileModel
+    from skill_be.results.summary_models import SummaryModel
+
+    assert fastcheck.conforms("summary", r.summary()) and fastcheck.conforms("result", r.result_file())
+    SummaryModel.model_validate(r.summary())
+    ResultFileModel.model_validate(r.result_file())
     result = r.result_file()["skills"]["duration"]["triggers"]
     assert result["models"]["m1"]["recall"]["hits"] == 4 and "calls" not in result
 

@@ -41,8 +41,9 @@ class TriggerCallModel(Record):
     query: AnyText
     model: Text
     rep: Count
-    loaded: Text | None = None
-    error: AnyText | None = None
+    loaded: Text | None = Field(description="the skill the call loaded; null: none (or the call failed)")
+    error: AnyText | None = Field(description="why the call failed; null when it answered")
+    seconds: Number
 
 
 class TriggersModel(Record):
