@@ -116,6 +116,7 @@ def test_rates_and_confusion_come_out_as_the_server_chooses(tmp_path: Path, mock
     report = (r.run_dir() / "duration.md").read_text() if (r.run_dir() / "duration.md").exists() else r.stdout
     assert "- Recall (loaded on should): 67% (4/6; 95% CI 30–90%)" in report
     assert "| near miss | 0 | 2 | 0 |" in report
+    assert "Trigger calls: 12; tokens 600 in, 108 out (12 reported)." in report
     page = (r.run_dir() / "results.html").read_text()
     assert "<h3>Trigger evals</h3>" in page and '67% <span class="muted small">(4/6; [30–90])</span>' in page
     assert "<tr><td>near</td><td>0</td><td>2</td><td>0</td></tr>" in page

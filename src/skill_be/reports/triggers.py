@@ -60,6 +60,10 @@ def trigger_section(t: TriggerResult) -> list[str]:
             out.append(f"- {m.errors} trigger call(s) failed and are left out of the rates")
         if m.confusion:
             out += ["", *_confusion(m, t.offered)]
+    known = [o.usage for o in t.observations if o.usage is not None and o.usage.input_tokens is not None]
+    if known:
+        t_in, t_out = sum(u.input_tokens or 0 for u in known), sum(u.output_tokens or 0 for u in known)
+        out += ["", f"Trigger calls: {len(t.observations)}; tokens {t_in:,} in, {t_out:,} out ({len(known)} reported)."]
     failed = [o for o in t.observations if o.error]
     if failed:
         out += ["", *(f"- **Error:** {query_id(o.query)} / {o.model} rep {o.rep}: {o.error}" for o in failed[:20])]
