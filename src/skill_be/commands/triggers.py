@@ -56,7 +56,8 @@ async def _compare(config_path: Path, names: list[str], text: str, reps: int | N
             "to its eval file"
         )
     settings = engine_settings(project.config, reps)
-    async with assemble(project) as parts:
+    # tested: no skill, so no code-test sandbox is opened for a comparison that runs no scenario
+    async with assemble(project, tested=project._replace(skills=())) as parts:
         engine = parts.engine(settings, concurrency or project.config.concurrency)
         lines: list[str] = []
         for i, skill in enumerate(skills):
