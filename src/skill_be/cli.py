@@ -58,6 +58,16 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shard", metavar="<k/n>", help="run the k-th of n parts of the work; skill-be merge joins them")
 
 
+def _triggers_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "skills", nargs="*", metavar="skill", help="the skills to compare (default: every skill with triggers)"
+    )
+    p.add_argument("--description", metavar="<text>", help="the proposed description, to compare with the current one")
+    p.add_argument("--description-file", metavar="<file>", help="read the proposed description from a file")
+    p.add_argument("--reps", type=_positive, metavar="<n>", help="calls per query and model, for this comparison")
+    p.add_argument("--concurrency", type=_positive, metavar="<n>", help="model calls in flight at once")
+
+
 def _check_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the problems as JSON, with files and lines")
 
@@ -148,6 +158,14 @@ COMMANDS: tuple[Command, ...] = (
         "the result file and the gate, as one unsharded run would have written them.",
         _merge_options,
         "skill_be.commands.merge",
+    ),
+    Command(
+        "triggers",
+        "triggers [skill...]",
+        "Runs the trigger queries with the current description and a proposed one (--description\n"
+        "or --description-file) side by side: both rates with intervals and the difference.",
+        _triggers_options,
+        "skill_be.commands.triggers",
     ),
     Command(
         "schema",

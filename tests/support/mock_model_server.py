@@ -19,6 +19,13 @@ An ACTION is {"kind": "text", "text": "...", "input_tokens": 11, "output_tokens"
             | {"kind": "status", "status": 500, "headers": {"retry-after": "1"}, "echo_key": false}
             | {"kind": "hang"}            (headers never come; the connection stays open)
             | {"kind": "malformed"}       (200 with a body that is not what the API returns)
+            | {"kind": "tools", "rules": [RULE, ...], "text": "..."}   (trigger evals, not streamed)
+Any ACTION may carry "delay": seconds to wait before answering.
+
+A "tools" action reads the request's offered tools and its last user message: the first RULE that
+matches decides the reply. RULE = {"when": "word" (the message contains it; absent: always),
+"call": "<tool name>" (a tool call, when that tool is offered; null: no call), "say": "text"}.
+No rule matches: a text reply without a call. A request without tools gets "text" back.
 """
 
 from __future__ import annotations
@@ -126,6 +133,12 @@ class Handler(BaseHTTPRequestHandler):
         action = state.next_action()
         kind = action.get("kind", "text")
         anthropic = path.split("?", 1)[0].rstrip("/").endswith("/messages")
+        if action.get("delay"):
+            time.sleep(float(action["delay"]))
+        if kind == "tools":
+            if req.get("tools"):
+                return self._tool_reply(req, action, anthropic)
+            kind, action = "text", {"kind": "text", "text": action.get("text", DEFAULT_TEXT)}
         if kind == "hang":
             # Hold the connection without a byte until the client gives up or the server stops.
             while not state.closing.wait(0.2):
@@ -161,6 +174,36 @@ class Handler(BaseHTTPRequestHandler):
         if anthropic:
             return self._anthropic(req, model, text, tin, tout)
         return self._openai(req, model, text, tin, tout)
+
+    def _tool_reply(self, req: dict[str, Any], action: dict[str, Any], anthropic: bool) -> None:
+        """Trigger evals: call one of the offered tools, or none, by the action's rules."""
+        names = [t.get("name") or (t.get("function") or {}).get("name") for t in req.get("tools") or ()]
+        content = next((m.get("content") for m in reversed(req.get("messages") or ()) if m.get("role") == "user"), "")
+        if isinstance(content, list):
+            content = " ".join(str(p.get("text") or "") for p in content if isinstance(p, dict))
+        rule = next((r for r in action.get("rules") or () if not r.get("when") or r["when"] in str(content)), {})
+        call = rule.get("call") if rule.get("call") in names else None
+        say = str(rule.get("say", "" if call else "I can answer that directly."))
+        model = str(req.get("model", "mock"))
+        if anthropic:
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": say}] if say else []
+            if call:
+                blocks.append({"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:16], "name": call, "input": {}})
+            return self._json(200, {
+                "id": "msg_" + uuid.uuid4().hex[:20], "type": "message", "role": "assistant", "model": model,
+                "content": blocks, "stop_reason": "tool_use" if call else "end_turn", "stop_sequence": None,
+                "usage": {"input_tokens": 50, "output_tokens": 9},
+            })  # fmt: skip
+        message: dict[str, Any] = {"role": "assistant", "content": say or None}
+        if call:
+            message["tool_calls"] = [{"id": "call_" + uuid.uuid4().hex[:16], "type": "function",
+                                      "function": {"name": call, "arguments": "{}"}}]  # fmt: skip
+        return self._json(200, {
+            "id": "chatcmpl-" + uuid.uuid4().hex[:20], "object": "chat.completion", "created": int(time.time()),
+            "model": model, "choices": [{"index": 0, "message": message,
+                                         "finish_reason": "tool_calls" if call else "stop"}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59},
+        })  # fmt: skip
 
     def _anthropic(self, req: dict[str, Any], model: str, text: str, tin: int, tout: int) -> None:
         mid = "msg_" + uuid.uuid4().hex[:20]

@@ -4,10 +4,19 @@ It stands in for a real model so the whole pipeline runs offline. Without the sk
 code most models write (bare numbers); with the skill in the prompt it uses tiny-duration.
 """
 
+import re
 import sys
 
 prompt = sys.stdin.read()
 with_skill = "tiny-duration" in prompt
+
+if "<available_skills>" in prompt:
+    # A trigger eval (docs/trigger-evals.md): name the skill to load, or none. The demo loads the
+    # duration skill when the request talks about lengths of time, as its description says.
+    request = prompt.split("<user_request>")[1].split("</user_request>")[0].lower()
+    timely = re.search(r"\b(\d+[hms]|\d+d|timeout|delay|ttl|took|length of time)\b", request)
+    print("duration" if timely else "none")
+    raise SystemExit
 
 if "REQUEST_TIMEOUT" in prompt:
     if with_skill:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
+from skill_be.adapters.choice import Choice, Offered, descriptions, tool_names
 from skill_be.adapters.http_common import HttpAdapter
 from skill_be.project.config import AdapterEntry
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192  # the Messages API requires max_tokens
+TRIGGER_MAX_TOKENS = 1024  # a trigger call needs only the first reply's tool call
 
 
 class AnthropicAdapter(HttpAdapter):
@@ -34,6 +38,48 @@ class AnthropicAdapter(HttpAdapter):
             body["temperature"] = self.temperature
         data = await self.post(self.base_url + "/v1/messages", headers, body, ctx.timeout_seconds)
         return self.read(data)
+
+    async def choose(self, query: str, offered: Sequence[Offered], ctx: CallContext) -> Choice:
+        """Trigger evals: each skill offered as a tool (its name and description), the query as the
+        user's message; the choice is the first tool_use block of the reply, never its text."""
+        key = self.key()
+        headers = {"anthropic-version": API_VERSION, "content-type": "application/json"}
+        if key:
+            headers["x-api-key"] = key
+        names = tool_names(offered)
+        about = descriptions(offered)
+        tools = [
+            {"name": t, "description": about[s], "input_schema": {"type": "object", "properties": {}}}
+            for t, s in names.items()
+        ]
+        body: dict[str, object] = {
+            "model": self.entry.id,
+            "max_tokens": min(self.max_tokens or TRIGGER_MAX_TOKENS, TRIGGER_MAX_TOKENS),
+            "tools": tools,
+            "messages": [{"role": "user", "content": query}],
+        }
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        data = await self.post(self.base_url + "/v1/messages", headers, body, ctx.timeout_seconds)
+        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+            raise self.error("the response has no content list")
+        call = next((b for b in data["content"] if isinstance(b, dict) and b.get("type") == "tool_use"), None)
+        chosen = None
+        if call is not None:
+            chosen = names.get(str(call.get("name")))
+            if chosen is None:
+                raise self.error(f"the reply calls a tool that was not offered: {call.get('name')!r}")
+        return Choice(chosen, self._usage(data), f"tool_use {call.get('name')}" if call else "no tool call")
+
+    def _usage(self, data: dict[str, object]) -> Usage | None:
+        usage = data.get("usage")
+        if not isinstance(usage, dict):
+            return None
+        prompt_keys = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        return Usage(
+            input_tokens=sum(int(usage.get(k) or 0) for k in prompt_keys),
+            output_tokens=int(usage.get("output_tokens") or 0),
+        )
 
     def read(self, data: object) -> Answer:
         if not isinstance(data, dict) or not isinstance(data.get("content"), list):

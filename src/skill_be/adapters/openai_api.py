@@ -3,9 +3,11 @@ the same API (llama.cpp, vLLM, Ollama, a hosted router) through `baseUrl`."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
+from skill_be.adapters.choice import Choice, Offered, descriptions, tool_names
 from skill_be.adapters.http_common import HttpAdapter
 from skill_be.project.config import AdapterEntry
 
@@ -37,6 +39,51 @@ class OpenAIAdapter(HttpAdapter):
             body["temperature"] = self.temperature
         data = await self.post(self.base_url + "/chat/completions", headers, body, ctx.timeout_seconds)
         return self.read(data)
+
+    async def choose(self, query: str, offered: Sequence[Offered], ctx: CallContext) -> Choice:
+        """Trigger evals: each skill offered as a function tool (its name and description), the query
+        as the user's message; the choice is the first reply's first tool call, never its text."""
+        key = self.key()
+        headers = {"content-type": "application/json"}
+        if key:
+            headers["authorization"] = f"Bearer {key}"
+        names = tool_names(offered)
+        about = descriptions(offered)
+        tools = [
+            {
+                "type": "function",
+                "function": {"name": t, "description": about[s], "parameters": {"type": "object", "properties": {}}},
+            }
+            for t, s in names.items()
+        ]
+        body: dict[str, object] = {
+            "model": self.entry.id,
+            "messages": [{"role": "user", "content": query}],
+            "tools": tools,
+        }
+        if self.max_tokens is not None:
+            body["max_completion_tokens" if self.hosted else "max_tokens"] = self.max_tokens
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        data = await self.post(self.base_url + "/chat/completions", headers, body, ctx.timeout_seconds)
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not isinstance(data, dict) or not isinstance(choices, list) or not choices:
+            raise self.error("the response has no choices")
+        message = choices[0].get("message") if isinstance(choices[0], dict) else None
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        first = calls[0] if isinstance(calls, list) and calls and isinstance(calls[0], dict) else None
+        function = first.get("function") if first is not None else None
+        called = function.get("name") if isinstance(function, dict) else None
+        chosen = None
+        if called is not None:
+            chosen = names.get(str(called))
+            if chosen is None:
+                raise self.error(f"the reply calls a tool that was not offered: {called!r}")
+        usage = data.get("usage")
+        tokens = None
+        if isinstance(usage, dict):
+            tokens = Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+        return Choice(chosen, tokens, f"tool call {called}" if called else "no tool call")
 
     def read(self, data: object) -> Answer:
         choices = data.get("choices") if isinstance(data, dict) else None

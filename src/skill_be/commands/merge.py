@@ -20,6 +20,7 @@ from skill_be.commands.common import warn
 from skill_be.commands.run import check_before_calls, closing
 from skill_be.commands.run_files import RunFiles
 from skill_be.commands.scale import junit_path, model_ids, prices_of, write_junit, written_with
+from skill_be.commands.trigger_setup import merged as merged_triggers
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.pricing import skill_costs
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
@@ -112,6 +113,7 @@ async def _merge(config_path: Path, dirs: list[Path], junit_arg: str | None) -> 
         models = [Label(label) for label in labels]
         scores, gate = await settle(lines, models, outputs, config.gate, reps, False, _nothing)
         run = SkillRun(skill, lines, outputs, scores, gate, max(float(d.get("seconds") or 0) for d in done))
+        run = merged_triggers(project, run, [p.summary for p in parts], labels, reps)  # commands/trigger_setup.py
         for o in outputs:
             files.output(skill.name, o)
         print(files.skill(run, project.fingerprint(skill)), flush=True)

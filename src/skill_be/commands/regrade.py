@@ -22,6 +22,7 @@ from skill_be.commands.common import warn
 from skill_be.commands.run import RunListener, benchmark, check_before_calls, closing
 from skill_be.commands.run_files import RunFiles
 from skill_be.commands.scale import RunScale, junit_path, write_junit, written_with
+from skill_be.commands.trigger_setup import StoredTriggers
 from skill_be.engine.cache import MakeCall
 from skill_be.engine.prompts import ARMS, model_prompt
 from skill_be.engine.runner import Call, CallTag, Model, SkillRun
@@ -242,7 +243,8 @@ async def _regrade(config_path: Path, names: list[str], run: str | None, junit_a
         engine.models = models
         engine.cache = StoredAnswers(answers, [s.name for s in kept], name)
         try:
-            await benchmark(graded_project, engine, files, progress, concurrency)
+            stored = StoredTriggers(graded_project, earlier, [m.label for m in models], reps)  # trigger_setup.py
+            await benchmark(graded_project, engine, files, progress, concurrency, stored)
         finally:
             progress.close()
     verdicts = dict(files.results)  # this regrade's, for the closing lines

@@ -18,12 +18,14 @@ from skill_be.commands.assembly import Parts, assemble, engine_settings, interru
 from skill_be.commands.common import warn
 from skill_be.commands.run_files import RunFiles
 from skill_be.commands.scale import RunScale, dry_run, junit_path, write_junit, written_with
+from skill_be.commands.trigger_setup import TriggerRuns, trigger_runs
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.observations import Output
 from skill_be.engine.runner import Engine, Settings
 from skill_be.engine.topup import check_top_up
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill, load_project
+from skill_be.project.trigger_plan import check_triggers
 from skill_be.reports.closing import run_closing
 from skill_be.reports.markdown import Header
 from skill_be.reports.progress import Progress
@@ -73,6 +75,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     concurrency = options.concurrency or config.concurrency
     junit = junit_path(options.junit)
     cache_on = (config.cache or options.cache) and not options.no_cache
+    check_triggers(project, warn)  # commands/trigger_setup.py: trigger evals, checked before any call
     if options.dry_run:
         return await dry_run(project, settings, cache_on, options.shard)
     scale = RunScale(project, cache_on, options.shard, settings)  # commands/scale.py: cache, prices, shard
@@ -87,8 +90,9 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         progress = Progress()
         engine = parts.engine(settings, concurrency, RunListener(files, progress, settings.reps))
         scale.attach(engine)
+        triggers = trigger_runs(project, parts, settings, options.shard)
         try:
-            await benchmark(project, engine, files, progress, concurrency)
+            await benchmark(project, engine, files, progress, concurrency, triggers)
         finally:
             progress.close()
     outcomes = run_checks(project, warn)
@@ -155,13 +159,20 @@ class RunListener:
         self.progress.rep_done(scenario, model, rep, self.reps, done, total)
 
 
-async def benchmark(project: Project, engine: Engine, files: RunFiles, progress: Progress, concurrency: int) -> None:
+async def benchmark(
+    project: Project,
+    engine: Engine,
+    files: RunFiles,
+    progress: Progress,
+    concurrency: int,
+    triggers: TriggerRuns | None = None,
+) -> None:
     """Every skill at once under the engine's one limit; each skill's files as soon as it finishes."""
     fingerprints = {s.name: project.fingerprint(s) for s in project.skills}
 
     async def one(i: int, skill: Skill) -> None:
         progress.skill_started(skill, len(engine.models), engine.settings.reps, concurrency)
-        run = await engine.run_skill(skill, i)
+        run = await (triggers.run_skill(engine, skill, i) if triggers else engine.run_skill(skill, i))
         progress.report(files.skill(run, fingerprints[skill.name]))
         progress.skill_finished(skill, run.seconds)
 

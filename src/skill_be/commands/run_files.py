@@ -15,6 +15,7 @@ from skill_be.reports.markdown import Header, skill_report
 from skill_be.reports.summary import run_summary, skill_summary
 from skill_be.results.result_file import ResultEntry, scores_of, write_result_file
 from skill_be.results.run_dir import RunDir
+from skill_be.results.triggers import triggers_json
 
 
 class HtmlInputs:
@@ -87,6 +88,7 @@ class RunFiles:
             grader=self.header.grader,
             scores=scores_of(run),
             gate=run.gate.levels.to_json(),
+            triggers=triggers_json(run.gate.trigger, calls=False) if run.gate.trigger else None,
         )
         self.summary(None)
         write_result_file(self.project.config.result_file, self.results)

@@ -71,8 +71,25 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: s
 
     most_reps = config.gate.top_up_reps
     most = (most_reps, plans(most_reps)) if settings.top_up and most_reps > settings.reps else None
-    print("\n".join(dry_run_lines(plans(settings.reps), prices, model_ids(config), cache_on, most)), flush=True)
+    lines = dry_run_lines(plans(settings.reps), prices, model_ids(config), cache_on, most)
+    lines += trigger_dry_run(project, settings, callers, cache, prices, shard)  # commands/trigger_setup.py
+    print("\n".join(lines), flush=True)
     return 0
+
+
+def trigger_dry_run(
+    project: Project,
+    settings: Settings,
+    callers: list[Caller],
+    cache: object,
+    prices: dict[str, Price],
+    shard: str | None,
+) -> list[str]:
+    from skill_be.commands.trigger_setup import dry_run_lines as trigger_lines
+    from skill_be.commands.trigger_setup import shard_of
+
+    only = shard_of(project, [c.label for c in callers], settings.reps, parse_shard(shard)) if shard else None
+    return trigger_lines(project, settings.reps, callers, cache, prices, model_ids(project.config), only)  # type: ignore[arg-type]
 
 
 def junit_path(text: str | None) -> Path | None:

@@ -38,7 +38,16 @@ def result_file_lines(project: Project, result: ResultFile | None) -> tuple[list
     if problems:
         return [f"result file {name}: {len(problems)} problem(s)", *problems], False
     n = len(project.skills)
-    return [f"result file {name}: {n} skill(s) match their last run, every one READY"], True
+    lines = [f"result file {name}: {n} skill(s) match their last run, every one READY"]
+    return lines + trigger_lines(project, result), True
+
+
+def trigger_lines(project: Project, result: ResultFile) -> list[str]:
+    """The trigger scores the result file records (reports/trigger_lines.py)."""
+    from skill_be.reports.trigger_lines import recorded_lines
+
+    entries = [(s.name, result.skills[s.name].triggers) for s in project.skills if s.name in result.skills]
+    return [line for name, t in entries if t for line in recorded_lines(name, t)]
 
 
 def _problem(project: Project, skill: Skill, result: ResultFile) -> str | None:

@@ -110,6 +110,12 @@ def grading_key(identity: str, prompt: str, output: tuple[str, str, str, str, in
     )
 
 
+def trigger_key(identity: str, prompt: str, rep: int) -> str:
+    """A trigger call (engine/triggers.py): the model, the query with every offered skill's name and
+    description (the prompt block), and the rep."""
+    return _digest({"v": FORMAT, "kind": "trigger", "adapter": identity, "prompt": prompt, "rep": rep})
+
+
 # --- the engine's side: every generation and grading call looks here first ----------------------
 
 
@@ -118,7 +124,7 @@ class CachedCalls:
     the model; a successful miss is stored. Only generations and gradings are cached: triage's calls
     must be fresh samples."""
 
-    KINDS = ("generate", "grade")
+    KINDS = ("generate", "grade", "trigger")
 
     def __init__(self, cache: Store, identities: Mapping[int, str], skills: Sequence[str]) -> None:
         self.cache = cache
@@ -126,9 +132,11 @@ class CachedCalls:
         self.skills = skills  # the engine's skill index -> the skill's name
 
     def key(self, adapter: object, prompt: str, tag: CallTag, skill: str) -> str | None:
-        identity = self.identities.get(id(adapter))
+        identity = self.identities.get(id(getattr(adapter, "inner", adapter)))  # a trigger call wraps its model's
         if identity is None or tag.kind not in self.KINDS:
             return None
+        if tag.kind == "trigger":
+            return trigger_key(identity, prompt, tag.rep)
         if tag.kind == "generate":
             return generation_key(identity, prompt, tag.arm, tag.rep)
         return grading_key(identity, prompt, (skill, tag.scenario, tag.model, tag.arm, tag.rep), tag.k, tag.attempt)

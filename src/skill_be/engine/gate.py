@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from skill_be.engine import stats
 from skill_be.engine.observations import Output
@@ -17,6 +18,9 @@ from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.stats import ArmSample, Interval
 from skill_be.project.config import GateConfig
 from skill_be.project.evals import Scenario
+
+if TYPE_CHECKING:
+    from skill_be.engine.trigger_scores import TriggerResult
 
 TEST_PREFIX = "[test] "  # how a code test is named among a scenario's lines (reports.strings has the same)
 ALPHA = 0.05  # evidence: the one-sided error level of a false block, shared by every test and look
@@ -249,6 +253,7 @@ class Gate:
     inconclusive: tuple[Inconclusive, ...] = ()
     inconclusive_blocks: bool = False
     top_up: tuple[TopUp, ...] = ()
+    trigger: TriggerResult | None = None  # trigger evals (engine/trigger_scores.py); `ready` includes its verdict
 
 
 def effects(

@@ -13,6 +13,7 @@ from skill_be.paths import shown
 from skill_be.project.files import read_text
 from skill_be.project.places import Places
 from skill_be.project.rules import DEFAULT_RESULT_FILE, DEFAULT_RESULTS, MAX_TIMEOUT, PRESETS, REQUIRED, SANDBOXES
+from skill_be.project.triggers import DEFAULT_TRIGGER_TURNS, TriggerGate, trigger_gate
 from skill_be.project.where import Where
 from skill_be.project.yamlfile import load_yaml
 
@@ -47,6 +48,7 @@ class GateConfig(NamedTuple):
     margin: float = 30.0  # percentage points: a harm this large is what `evidence` must rule out
     inconclusive: str = "pass"  # pass | block: what an inconclusive line or scenario does to the verdict
     top_up_reps: int = 40  # the most reps --top-up may bring an inconclusive scenario to
+    trigger: TriggerGate | None = None  # gate.trigger (project/trigger_models.py); None: reported, never blocking
 
 
 class TypecheckConfig(NamedTuple):
@@ -120,6 +122,8 @@ class Config(NamedTuple):
         False  # the response cache (engine/cache.py, results/response_cache.py); --cache and --no-cache override it
     )
     pricing: Mapping[str, object] = MappingProxyType({})  # model id -> prices; engine/pricing.py validates it
+    neighbours: tuple[Path, ...] | None = None  # trigger evals; None: every other skill of the project
+    trigger_turns: int = DEFAULT_TRIGGER_TURNS
 
 
 def load_config(path: Path) -> Config:
@@ -156,6 +160,10 @@ def load_config(path: Path) -> Config:
         kw["checks"] = _checks(d["checks"], root)
     if "codeTests" in d:
         kw["code_tests"] = _code_tests(d["codeTests"], root)
+    if "neighbours" in d:
+        kw["neighbours"] = tuple(_resolve(root, p) for p in d["neighbours"])
+    if "triggerTurns" in d:
+        kw["trigger_turns"] = d["triggerTurns"]
     if d.get("triage", {}).get("model") is not None:
         kw["triage_model"] = _entry(d["triage"]["model"], top.key("triage").key("model"))
     return Config(
@@ -197,6 +205,8 @@ def _gate(d: Mapping[str, Any]) -> GateConfig:
     kw: dict[str, Any] = {attr: d[key] for key, attr in keys.items() if key in d}
     if "margin" in d:
         kw["margin"] = float(d["margin"])
+    if d.get("trigger"):
+        kw["trigger"] = trigger_gate(d["trigger"])
     return GateConfig(**kw)
 
 

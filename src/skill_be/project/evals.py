@@ -11,6 +11,7 @@ from skill_be.project.files import read_text
 from skill_be.project.jsonfile import load_json
 from skill_be.project.places import Places
 from skill_be.project.rules import JS_RESERVED, MAX_DESCRIPTION, valid_file_name
+from skill_be.project.triggers import Triggers, read_triggers
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -34,6 +35,12 @@ class EvalFile(NamedTuple):
     path: Path
     scenarios: tuple[Scenario, ...]
     places: Places | None = None  # where each key is in the file, for errors found after loading
+    triggers: Triggers | None = None  # trigger evals (project/trigger_models.py)
+
+    def place(self, loc: Sequence[str | int]) -> str:
+        """`evals/x.json:12:5`: the file and the place of any key path in it."""
+        place = self.places.find(loc) if self.places is not None else None
+        return f"{shown(self.path)}:{place[0]}:{place[1]}" if place else shown(self.path)
 
     def at(self, scenario_id: str, key: str = "") -> str:
         """`evals/x.json:9:17`: the file, the line and column of a scenario (or one of its keys)."""
@@ -78,7 +85,13 @@ def load_eval(path: Path) -> EvalFile:
         )
         for s in d["scenarios"]
     )
-    return EvalFile(path=path, scenarios=scenarios, places=places)
+    triggers, bad, why = read_triggers(d.get("triggers"))
+    if bad is not None:
+        from skill_be.errors import ConfigError
+        from skill_be.project.validation import at_place
+
+        raise ConfigError(f"{at_place(name, places.find(bad))}: {path_text(bad)}: {why}")
+    return EvalFile(path=path, scenarios=scenarios, places=places, triggers=triggers)
 
 
 def _model() -> type[BaseModel]:

@@ -47,7 +47,24 @@ class Project(NamedTuple):
             parts += tree_files(self.config.tests / codetest_layout.SHARED, "shared")
             if skill.package_list is not None:
                 parts.append(("packages", skill.package_list))
+        if skill.evals.triggers is not None:  # trigger evals offer the neighbours' descriptions too
+            for p in neighbour_dirs(self.config, skill.dir):
+                if (p / "SKILL.md").is_file():  # a missing one stops `run` (project/trigger_plan.py)
+                    parts.append((f"neighbour/{p.name}", p / "SKILL.md"))
         return fingerprint(parts)
+
+
+def neighbour_dirs(config: Config, skill_dir: Path) -> list[Path]:
+    """The skill folders offered beside `skill_dir` in trigger evals: the config's `neighbours`, or
+    every other skill folder with a SKILL.md."""
+    me = skill_dir.resolve()
+    if config.neighbours is not None:
+        return [p for p in config.neighbours if p.resolve() != me]
+    try:
+        folders = sorted(p for p in config.skills.iterdir() if p.is_dir() and (p / "SKILL.md").is_file())
+    except OSError:
+        return []
+    return [p for p in folders if p.resolve() != me]
 
 
 def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[str], None] = lambda _: None) -> Project:

@@ -45,6 +45,8 @@ from skill_be.project.rules import (
     SANDBOXES,
     valid_file_name,
 )
+from skill_be.project.trigger_models import TriggerGateModel, TriggersModel
+from skill_be.project.triggers import MAX_TRIGGER_TURNS
 from skill_be.project.where import type_name
 
 # --- skill-be.yaml ---------------------------------------------------------------------------------
@@ -99,6 +101,7 @@ class GateModel(Strict):
     )
     inconclusive: choice(("pass", "block"), "value") = Field("pass")  # type: ignore[valid-type]
     top_up_reps: PositiveInt() = Field(40, alias="topUpReps")  # type: ignore[valid-type]
+    trigger: TriggerGateModel | None = Field(None, description="trigger evals: minRecall and maxFalseTrigger")
 
     @field_validator("margin")
     @classmethod
@@ -224,6 +227,12 @@ class ConfigModel(Strict):
     pricing: MapOf(Any) | None = Field(  # type: ignore[valid-type]
         None, description="model id -> prices in US dollars per million tokens (checked by run)"
     )
+    neighbours: TextList | None = Field(
+        None, description="skill folders offered beside each skill in trigger evals (default: every other skill)"
+    )
+    trigger_turns: PositiveInt(MAX_TRIGGER_TURNS) = Field(  # type: ignore[valid-type]
+        3, alias="triggerTurns", description="CLI adapters: a skill loaded within this many agent turns counts"
+    )
 
     @field_validator("with_skill_template")
     @classmethod
@@ -318,6 +327,7 @@ class EvalFileModel(Strict):
     scenarios: Annotated[list[ScenarioModel], Field(min_length=1), BeforeValidator(_scenarios)] = Field(
         description="a non-empty list of scenarios", json_schema_extra={"x-uniqueKey": "id"}
     )
+    triggers: TriggersModel | None = Field(None, description="trigger evals: should and shouldNot queries")
 
     @field_validator("scenarios")
     @classmethod

@@ -6,6 +6,7 @@ from __future__ import annotations
 from skill_be.engine.gate import EvidenceBlock, Gate, Inconclusive
 from skill_be.engine.stats import REPS_CAP, Interval
 from skill_be.reports import strings as s
+from skill_be.reports.triggers import trigger_bullets, trigger_reasons
 
 
 def pp(x: float) -> str:
@@ -53,6 +54,7 @@ def release_gate_section(gate: Gate) -> list[str]:
                     if note.reps > have
                     else s.NOISE_NOTE_NEVER.format(low=low, high=high)
                 )
+    bullets += trigger_bullets(gate.trigger)  # reports/triggers.py
     extra = _rule_lines(gate)
     if gate.ready:
         out += [*bullets, ""] if bullets else []
@@ -166,4 +168,4 @@ def gate_reasons(gate: Gate) -> list[str]:
                 f"inconclusive: {i.scenario} / {i.model} — {what}: {interval_text(i.interval)}; "
                 f"about {reps_text(i.reps)} reps per arm would decide it"
             )
-    return out
+    return out + trigger_reasons(gate.trigger)

@@ -70,6 +70,10 @@ def _suite(name: str, skill: Mapping[str, Any]) -> ET.Element:
                     ).text = "\n".join(problems)
                 ET.SubElement(case, "system-out").text = _scores(x)
                 cases.append(case)
+    if skill.get("triggers"):
+        from skill_be.reports.triggers import junit_cases
+
+        cases += junit_cases(name, skill["triggers"])
     gate_case = ET.Element("testcase", name=GATE_CASE, classname=name, time="0.000")
     if not skill.get("ready"):
         reasons = [str(r) for r in skill.get("reasons") or ()] or ["NOT READY"]

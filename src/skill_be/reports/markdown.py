@@ -12,6 +12,7 @@ from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS
 from skill_be.reports import strings as s
 from skill_be.reports.gate import pp, release_gate_section
+from skill_be.reports.triggers import trigger_section
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
                 seed=fx.seed, delta=pp(iv.estimate), low=pp(iv.low), high=pp(iv.high), label=iv.label, low_sample=low
             ),
         ]
+    out += trigger_section(run.gate.trigger) if run.gate.trigger is not None else []  # reports/triggers.py
     out += ["", *extra] if extra else []
     out += ["", "---", "", *release_gate_section(run.gate), ""]
     return "\n".join(out)

@@ -14,6 +14,7 @@ from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, REPS_CAP, Interval
 from skill_be.engine.verdicts import reasoning
 from skill_be.reports.gate import gate_reasons
+from skill_be.results.triggers import triggers_json
 
 SCHEMA_VERSION = 1
 
@@ -114,6 +115,7 @@ def skill_summary(
         },
         **_overall(g),
         "scenarios": scenarios,
+        **({"triggers": triggers_json(g.trigger)} if g.trigger is not None else {}),
     }
 
 

@@ -17,6 +17,7 @@ from skill_be.project.fields import (
     Text,
     TextList,
 )
+from skill_be.results.trigger_models import TriggersModel
 
 # --- skill-be.result.json --------------------------------------------------------------------------
 
@@ -51,6 +52,7 @@ class ResultEntryModel(Record):
     gate: MapOf(Any) | None = Field(  # type: ignore[valid-type]
         None, description="the rule and error levels that decided (skill-be, issue 12: engine.gate.Levels)"
     )
+    triggers: TriggersModel | None = Field(None, description="trigger evals' scores and checks (issue 18)")
 
 
 class ResultFileModel(Record):

@@ -52,6 +52,7 @@ class ResultEntry(NamedTuple):
     grader: str
     scores: tuple[Score, ...] | None = None  # None: not recorded (the Node tool's files); verify ignores it
     gate: Mapping[str, object] | None = None  # the rule and levels that decided (engine.gate.Levels.to_json)
+    triggers: Mapping[str, object] | None = None  # trigger evals' scores (results/triggers.py), no calls
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {
@@ -66,6 +67,8 @@ class ResultEntry(NamedTuple):
             doc["scores"] = [s.to_json() for s in self.scores]
         if self.gate is not None:
             doc["gate"] = dict(self.gate)
+        if self.triggers is not None:
+            doc["triggers"] = dict(self.triggers)
         return doc
 
 
@@ -113,7 +116,7 @@ def _newer(version: str) -> bool:
 # The keys each level of the file may have; a file this version (or an earlier one) wrote has no
 # others, so another key is a hand edit, most likely a typo.
 _TOP_KEYS = ("skillBeVersion", "skills")
-_ENTRY_KEYS = ("date", "fingerprint", "ready", "reasons", "models", "grader", "scores", "gate")
+_ENTRY_KEYS = ("date", "fingerprint", "ready", "reasons", "models", "grader", "scores", "gate", "triggers")
 _SCORE_KEYS = ("model", "scenario", "line", "kind", "critical", "baseline", "withSkill")
 _ARM_KEYS = ("passed", "total")
 
@@ -155,6 +158,7 @@ def _entry(e: Mapping[str, Any]) -> ResultEntry:
         grader=e["grader"],
         scores=None if scores is None else tuple(_score(x) for x in scores),
         gate=e.get("gate"),
+        triggers=e.get("triggers"),
     )
 
 

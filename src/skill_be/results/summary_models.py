@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from skill_be.project.fields import AnyText, AnyTextList, Count, Flag, Integer, ListOf, MapOf, Number, Record, Text
+from skill_be.results.trigger_models import TriggersModel
 
 
 class LineSummary(Record):
@@ -61,6 +62,7 @@ class SkillSummary(Record):
     graded: Flag
     gate: GateSummary
     scenarios: ListOf(ScenarioSummary, "scenarios")  # type: ignore[valid-type]
+    triggers: TriggersModel | None = None  # trigger evals (results/triggers.py)
 
 
 class CheckSummary(Record):
