@@ -28,6 +28,7 @@ from skill_be.github.inputs import (
 )
 from skill_be.github.publish import publish
 from skill_be.reports.pr_comment import GateView, SkillView, render
+from skill_be.reports.quote import secret_forms
 
 # Variables a child never needs: the action's inputs (the token among them) and the runner's own tokens.
 _CHILD_DROP_PREFIXES = ("INPUT_", "ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_")
@@ -232,7 +233,7 @@ def main(
     except UsageError as e:
         print(f"skill-be: {e}", file=sys.stderr)
         return 2
-    redactor = Redactor([inputs.token])
+    redactor = Redactor(secret_forms(inputs.token))  # and as the reports quote it (reports/quote.py)
     ctx = read_context(env, Path.cwd())
     cwd = (ctx.workspace / inputs.working_directory).resolve()
     if not cwd.is_dir() or not cwd.is_relative_to(ctx.workspace.resolve()):
@@ -249,7 +250,8 @@ def main(
         )
     config = cwd / config_arg(inputs.args)
     for secret in _secrets_of_config(config, env):
-        redactor.add(secret)
+        for form in secret_forms(secret):
+            redactor.add(form)
     base = [sys.executable, "-m", "skill_be"]
     kid = child_env(env)
     if inputs.command == "check":

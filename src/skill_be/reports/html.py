@@ -8,6 +8,7 @@ from typing import Any
 
 from skill_be import __version__
 from skill_be.engine.stats import wilson
+from skill_be.reports.quote import html_text, one_line
 
 
 def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: Mapping[str, list[str]]) -> str:
@@ -21,6 +22,10 @@ def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: M
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
+    # Text from the answer's side (errors, notes, test names) is data: one line, escaped, in a
+    # <code class="quoted">, never markup of the page's own (a forged verdict, a <details>).
+    env.filters["oneline"] = one_line
+    env.filters["quoted"] = _quoted
     skills = []
     for name, s in summary["skills"].items():
         scenarios = []
@@ -52,6 +57,12 @@ def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: M
         gradings=summary.get("gradings"),
         version=__version__,
     )
+
+
+def _quoted(text: object) -> Any:
+    import markupsafe
+
+    return markupsafe.Markup(f'<code class="quoted">{html_text(one_line(text))}</code>')
 
 
 def _signed(x: float) -> str:

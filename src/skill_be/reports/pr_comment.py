@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from skill_be.reports.quote import html_text, md_code, md_fence, md_text, one_line
 from skill_be.reports.strings import signed
 
 COMMENT_LIMIT = 65_536  # GitHub refuses a longer issue comment with 422
@@ -78,7 +79,7 @@ class GateView(NamedTuple):
 
 def marker(working_directory: str, config: str) -> str:
     """The hidden first line that finds this working directory's and config's comment again."""
-    clean = f"{working_directory}:{config}".replace("--", "- -").replace("<", "").replace(">", "")
+    clean = one_line(f"{working_directory}:{config}").replace("--", "- -").replace("<", "").replace(">", "")
     return f"{MARKER_PREFIX}{clean} -->"
 
 
@@ -92,7 +93,8 @@ def _verdict(s: SkillView) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    """A name or reason in a table cell or a sentence: one line, its Markdown escaped (quote.py)."""
+    return md_text(text)
 
 
 def _pct(value: int | None, n: str) -> str:
@@ -102,7 +104,7 @@ def _pct(value: int | None, n: str) -> str:
 
 
 def heading(view: GateView) -> str:
-    where = "" if view.working_directory in ("", ".") else f" in `{view.working_directory}`"
+    where = "" if view.working_directory in ("", ".") else f" in {md_code(view.working_directory)}"
     blocked = (
         "blocked (not failing the job)" if view.result == "blocked" and not view.fail_on_not_ready else view.result
     )
@@ -111,7 +113,7 @@ def heading(view: GateView) -> str:
 
 def render(view: GateView) -> str:
     """The full report: verdicts, why each blocks, the checks, then the per-criterion tables."""
-    out = [heading(view), "", f"`{view.result_line}`", ""]
+    out = [heading(view), "", md_code(view.result_line), ""]
     if view.skills:
         verify = view.command == "verify"
         if verify:
@@ -128,7 +130,7 @@ def render(view: GateView) -> str:
         out.append("")
     facts = []
     if view.models:
-        facts.append("Models: " + ", ".join(f"`{_cell(m)}`" for m in view.models))
+        facts.append("Models: " + ", ".join(md_code(m) for m in view.models))
     if view.reps is not None:
         facts.append(f"Reps: {view.reps}")
     if view.tokens:
@@ -136,26 +138,26 @@ def render(view: GateView) -> str:
     if facts:
         out += [" · ".join(facts), ""]
     if view.checks:
-        out += ["**Checks**", "", "```text", *(line for c in view.checks for line in c.lines), "```", ""]
+        out += ["**Checks**", "", *md_fence(line for c in view.checks for line in c.lines), ""]
     for s in view.skills:
         if not s.tables:
             continue
         is_open = " open" if s.ready is False else ""
-        out += [f"<details{is_open}><summary><b>{_html(s.name)}</b>: {_verdict(s)}</summary>", ""]
+        out += [f"<details{is_open}><summary><b>{html_text(s.name)}</b>: {_verdict(s)}</summary>", ""]
         if view.command == "verify":
             out += [f"Scores of the recorded run{f' ({s.recorded})' if s.recorded else ''}.", ""]
         for t in s.tables:
             out += [f"**{_cell(t.model)}**", "", *_table(t.rows), ""]
         out += ["</details>", ""]
     if view.result == "error" and view.log:
-        out += ["**Output**", "", "```text", *(line.replace("```", "'''") for line in view.log), "```", ""]
+        out += ["**Output**", "", *md_fence(view.log), ""]
     out.append(footer(view))
     return "\n".join(out) + "\n"
 
 
 def footer(view: GateView) -> str:
     run = f"[The workflow run]({view.run_url})" if view.run_url else "The workflow run"
-    return f"{run} · config `{_cell(view.config)}` in `{_cell(view.working_directory)}`"
+    return f"{run} · config {md_code(view.config)} in {md_code(view.working_directory)}"
 
 
 def _table(rows: Sequence[Row]) -> list[str]:
@@ -168,10 +170,6 @@ def _table(rows: Sequence[Row]) -> list[str]:
             f"{_pct(r.with_skill, r.with_skill_n)} | {delta} |"
         )
     return out
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def comment(view: GateView, limit: int = COMMENT_LIMIT) -> str:
@@ -195,14 +193,17 @@ def trim_markdown(text: str, limit: int, more: str) -> str:
             break
         kept.append(line)
         size += len(line) + 1
-    fence = False
+    fence = ""  # the open fence's backticks (quote.md_fence makes them longer than any run inside)
     details = 0
     for line in kept:
-        if line.startswith("```"):
-            fence = not fence
+        run = len(line) - len(line.lstrip("`"))
+        if not fence and run >= 3:
+            fence = "`" * run
+        elif fence and line.rstrip() == "`" * len(line.rstrip()) and run >= len(fence):
+            fence = ""
         elif not fence:
             details += line.count("<details") - line.count("</details>")
-    closers = (["```"] if fence else []) + [""] + ["</details>", ""] * max(details, 0)
+    closers = ([fence] if fence else []) + [""] + ["</details>", ""] * max(details, 0)
     left = len(lines) - len(kept)
     note = f"**Trimmed**: {left} more line(s) of this report did not fit in a comment; {more}."
     return "\n".join([*kept, *closers, note]) + "\n"
