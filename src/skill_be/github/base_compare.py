@@ -1,0 +1,70 @@
+"""The action's free comparison: this branch's result file against the base branch's, at their merge
+base (results/compare.py), for `verify` and `run` on a pull request. No model is called.
+
+The base is the pull request's base commit from the event file (`pull_request.base.sha`), or the
+`base-ref` input; a shallow checkout fetches that one commit from origin first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from skill_be.results.compare import Comparison, SkillFiles, compare, scenarios_now
+from skill_be.results.git_files import Base, GitError, find_base, toplevel
+
+
+def base_ref(event: Mapping[str, Any], env: Mapping[str, str], override: str = "") -> tuple[str, str] | None:
+    """(the commit or ref to compare against, its branch name), None when this is no pull request
+    and no base was asked for."""
+    if override:
+        return override, override
+    pr = event.get("pull_request")
+    base = pr.get("base") if isinstance(pr, dict) else None
+    if isinstance(base, dict) and isinstance(base.get("sha"), str):
+        return base["sha"], str(base.get("ref") or base["sha"][:7])
+    ref = env.get("GITHUB_BASE_REF", "")
+    return (f"origin/{ref}", ref) if ref else None
+
+
+def _rel(path: Path, root: Path) -> str:
+    return Path(os.path.relpath(path.resolve(), root.resolve())).as_posix()
+
+
+def skill_files(project: Any, root: Path) -> dict[str, SkillFiles]:
+    """Each skill's eval file, scenarios and test files, as the comparison reads them."""
+    out: dict[str, SkillFiles] = {}
+    for s in project.skills:
+        tests = {sid: _rel(p, root) for sid, p in s.test_files.items()}
+        texts: dict[str, bytes] = {}
+        for sid, p in s.test_files.items():
+            try:
+                texts[sid] = Path(p).read_bytes()
+            except OSError:
+                continue
+        out[s.name] = SkillFiles(_rel(s.eval_path, root), scenarios_now(s.evals.scenarios), tests, texts)
+    return out
+
+
+def compare_with_base(project: Any, cwd: Path, ref: str, name: str = "") -> Comparison:
+    """The comparison of the project's committed result file with the base's; a Comparison with only
+    a note when git or the base cannot answer."""
+    try:
+        root = toplevel(cwd)
+    except GitError as e:
+        return Comparison("", name or ref, {}, f"no comparison with the base: {e}")
+    found = find_base(root, ref, name=name)
+    if isinstance(found, GitError):
+        return Comparison("", name or ref, {}, f"no comparison with the base: {found}")
+    result_file = Path(project.config.result_file)
+    try:
+        head_doc = json.loads(result_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        head_doc = None
+    return compare(root, found, _rel(result_file, root), head_doc, skill_files(project, root))
+
+
+__all__ = ["Base", "base_ref", "compare_with_base", "skill_files"]
