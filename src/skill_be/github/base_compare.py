@@ -2,32 +2,18 @@
 base (results/compare.py), for `verify` and `run` on a pull request. No model is called.
 
 The base is the pull request's base commit from the event file (`pull_request.base.sha`), or the
-`base-ref` input; a shallow checkout fetches that one commit from origin first.
+`base-ref` input (github/inputs.py `Context.base`); a shallow checkout fetches that one commit first.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from skill_be.results.compare import Comparison, SkillFiles, compare, scenarios_now
 from skill_be.results.git_files import Base, GitError, find_base, toplevel
-
-
-def base_ref(event: Mapping[str, Any], env: Mapping[str, str], override: str = "") -> tuple[str, str] | None:
-    """(the commit or ref to compare against, its branch name), None when this is no pull request
-    and no base was asked for."""
-    if override:
-        return override, override
-    pr = event.get("pull_request")
-    base = pr.get("base") if isinstance(pr, dict) else None
-    if isinstance(base, dict) and isinstance(base.get("sha"), str):
-        return base["sha"], str(base.get("ref") or base["sha"][:7])
-    ref = env.get("GITHUB_BASE_REF", "")
-    return (f"origin/{ref}", ref) if ref else None
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -67,4 +53,4 @@ def compare_with_base(project: Any, cwd: Path, ref: str, name: str = "") -> Comp
     return compare(root, found, _rel(result_file, root), head_doc, skill_files(project, root))
 
 
-__all__ = ["Base", "base_ref", "compare_with_base", "skill_files"]
+__all__ = ["Base", "compare_with_base", "skill_files"]

@@ -63,6 +63,8 @@ class SkillChange(NamedTuple):
     low_sample: bool = False
     base_ready: bool | None = None
     head_ready: bool | None = None
+    base_triggers: Any = None  # the result files' `triggers` sections, when recorded
+    head_triggers: Any = None
 
 
 class Comparison(NamedTuple):
@@ -110,25 +112,31 @@ def compare(
 
 def compare_skill(name: str, head: Any, base: Any, f: SkillFiles, files: Mapping[str, bytes | None]) -> SkillChange:
     head_scores = _scores(head)
+    triggers: dict[str, Any] = {
+        "base_triggers": base.get("triggers") if isinstance(base, dict) else None,
+        "head_triggers": head.get("triggers") if isinstance(head, dict) else None,
+    }
     base_ready = bool(base.get("ready")) if isinstance(base, dict) else None
     head_ready = bool(head.get("ready")) if isinstance(head, dict) else None
     if head_scores is None:
-        return SkillChange(name, SKILL_NO_HEAD, base_ready=base_ready, head_ready=head_ready)
-    vs_baseline = _overall([(x.scenario, x.model, _diff(x.baseline, x.head)) for x in head_scores])
+        return SkillChange(name, SKILL_NO_HEAD, base_ready=base_ready, head_ready=head_ready, **triggers)
+    vs_baseline = overall([(x.scenario, x.model, x.baseline, x.head) for x in head_scores])
     low = any(min(x.head[1], x.baseline[1]) < LOW_SAMPLE_ANSWERS for x in head_scores)
     if not isinstance(base, dict):
         lines = tuple(x._replace(status=NEW, why="the base has no such skill") for x in head_scores)
-        return SkillChange(name, SKILL_NEW, lines, None, vs_baseline, low, None, head_ready)
+        return SkillChange(name, SKILL_NEW, lines, None, vs_baseline, low, None, head_ready, **triggers)
     base_scores = _scores(base)
     if base_scores is None:
-        return SkillChange(name, SKILL_NO_SCORES, head_scores, None, vs_baseline, low, base_ready, head_ready)
+        return SkillChange(
+            name, SKILL_NO_SCORES, head_scores, None, vs_baseline, low, base_ready, head_ready, **triggers
+        )
     base_eval = _scenarios_of(_json(files.get(f.eval_file)))
     by_key = {(x.model, x.scenario, x.line): x for x in base_scores}
     lines = tuple(_line(x, by_key.get((x.model, x.scenario, x.line)), f, base_eval, files) for x in head_scores)
     compared = [x for x in lines if x.status == COMPARED and x.base is not None]
-    vs_base = _overall([(x.scenario, x.model, _diff(x.base, x.head)) for x in compared if x.base]) if compared else None
+    vs_base = overall([(x.scenario, x.model, x.base, x.head) for x in compared if x.base]) if compared else None
     low = low or any(x.base is not None and x.base[1] < LOW_SAMPLE_ANSWERS for x in compared)
-    return SkillChange(name, SKILL_COMPARED, lines, vs_base, vs_baseline, low, base_ready, head_ready)
+    return SkillChange(name, SKILL_COMPARED, lines, vs_base, vs_baseline, low, base_ready, head_ready, **triggers)
 
 
 def _line(
@@ -145,8 +153,13 @@ def _line(
     if why:
         return x._replace(status=NOT_COMPARABLE, base=old.head, why=why)
     iv = newcombe(old.head[0], old.head[1], x.head[0], x.head[1])
-    reps = reps_to_decide(line_variance(old.head[0], old.head[1], x.head[0], x.head[1]), abs(iv.estimate), Z95)
-    return x._replace(status=COMPARED, base=old.head, interval=iv, reps_to_decide=reps)
+    return x._replace(status=COMPARED, base=old.head, interval=iv, reps_to_decide=reps_to_decide_line(old.head, x.head))
+
+
+def reps_to_decide_line(before: Counts, after: Counts) -> int:
+    """Reps per arm at which a line's change (after - before) would leave 0, at its observed size."""
+    iv = newcombe(before[0], before[1], after[0], after[1])
+    return reps_to_decide(line_variance(before[0], before[1], after[0], after[1]), abs(iv.estimate), Z95)
 
 
 def _changed(
@@ -234,11 +247,12 @@ def _diff(before: Counts, after: Counts) -> tuple[float, float]:
     return d, var
 
 
-def _overall(items: Sequence[tuple[str, str, tuple[float, float]]]) -> Interval | None:
-    """The mean over (scenario, model) of the mean line change, with a 95% interval (module doc)."""
+def overall(items: Sequence[tuple[str, str, Counts, Counts]]) -> Interval | None:
+    """The mean over (scenario, model) of the mean line change from `before` to `after` counts, with
+    a 95% interval (module doc)."""
     units: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for scenario, model, dv in items:
-        units.setdefault((scenario, model), []).append(dv)
+    for scenario, model, before, after in items:
+        units.setdefault((scenario, model), []).append(_diff(before, after))
     if not units:
         return None
     means = [sum(d for d, _ in u) / len(u) for u in units.values()]

@@ -76,7 +76,7 @@ def test_every_input_is_read_and_every_output_written() -> None:
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
     assert list(action["inputs"])[:4] == ["command", "args", "working-directory", "version"]  # the reference's
     source = Path(action_inputs.__file__).read_text(encoding="utf-8")
-    read = set(re.findall(r'_(?:input|flag)\(env, "([a-z-]+)"', source))
+    read = set(re.findall(r'_(?:input|flag|choice)\(env, "([a-z-]+)"', source))
     assert read == set(action["inputs"])
     code = (ROOT / "src" / "skill_be" / "github" / "action.py").read_text(encoding="utf-8")
     written = set(re.findall(r'^\s+"([a-z-]+)": ', code[code.index("def outputs(") :], re.MULTILINE))

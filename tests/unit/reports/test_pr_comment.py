@@ -46,7 +46,7 @@ def test_blocked_skill_opens_its_table_and_ready_collapses() -> None:
     body = render(view)
     assert "<details><summary><b>a</b>: ✅ READY</summary>" in body
     assert "<details open><summary><b>b</b>: ❌ NOT READY</summary>" in body
-    assert "| s1 *(critical)* | does it | 100% (2/2) | 50% (1/2) | -50pp |" in body
+    assert "| ≈ | s1 *(critical)* | does it | 100% (2/2) | 50% (1/2) | -50pp (-91 to +27) |" in body
     assert "Tokens: baseline 1,000 in / 200 out; with skill 3,000 in / 250 out" in body
     assert comment(view).startswith(marker(".", "skill-be.yaml") + "\n")
     assert check_run.conclusion(view) == "failure"
