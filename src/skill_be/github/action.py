@@ -203,6 +203,10 @@ def build_view(
         fail_on_not_ready=inputs.fail_on_not_ready,
         comparison=comparison,
     )
+    if project is not None and inputs.command in ("verify", "run"):
+        from skill_be.github.base_compare import apply_rules
+
+        view = apply_rules(view, project.config.gate)
     return view, run_dir
 
 
@@ -294,7 +298,7 @@ def main(
         warn(f"skill-be: could not write {report}: {e}")
     runner_files.write_outputs(outputs(view, report, ctx.workspace, run_dir), env)
     runner_files.append_summary(full, env)
-    code = done.code
+    code = 1 if view.result == "blocked" and done.code == 0 else done.code  # gate.previous, gate.minDelta
     if view.result == "blocked" and not inputs.fail_on_not_ready:
         code = 0
 

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from skill_be.reports.pr_comment import GateView, SkillView
 from skill_be.results.compare import Comparison, SkillFiles, compare, scenarios_now
 from skill_be.results.git_files import Base, GitError, find_base, toplevel
 
@@ -53,4 +54,33 @@ def compare_with_base(project: Any, cwd: Path, ref: str, name: str = "") -> Comp
     return compare(root, found, _rel(result_file, root), head_doc, skill_files(project, root))
 
 
-__all__ = ["Base", "compare_with_base", "skill_files"]
+__all__ = ["Base", "apply_rules", "compare_with_base", "skill_files"]
+
+
+def apply_rules(view: GateView, gate: Any) -> GateView:
+    """`gate.previous` and `gate.minDelta` (results/gate_rules.py) on the view: a skill they block
+    turns NOT READY with the reason, and the result blocked; `warn` adds a warning line."""
+    from skill_be.reports.pr_changes import rows_effect
+    from skill_be.results.gate_rules import min_delta_reason, previous_rule
+
+    c = view.comparison
+    rule = str(getattr(gate, "rule", "strict"))
+    outcomes = previous_rule(list(c.skills.values()), str(getattr(gate, "previous", "warn")), rule) if c else {}
+    skills: list[SkillView] = []
+    warnings = list(view.warnings)
+    for s in view.skills:
+        o = outcomes.get(s.name)
+        blocks = list(o.blocks) if o else []
+        warnings += [f"{s.name}: {w} (gate.previous: warn)" for w in (o.warnings if o else ())]
+        change = c.skills.get(s.name) if c else None
+        effect = change.vs_baseline if change is not None and change.vs_baseline else rows_effect(s.tables)[0]
+        short = min_delta_reason(effect, getattr(gate, "min_delta", None), rule) if s.tables or change else None
+        blocks += [short] if short else []
+        if blocks and s.ready is not None:
+            s = s._replace(ready=False, reasons=(*s.reasons, *blocks))
+        skills.append(s)
+    if not (any(s.ready is False for s in skills) and view.result == "pass"):
+        return view._replace(skills=tuple(skills), warnings=tuple(warnings))
+    names = " ".join(s.name for s in skills if s.ready is False)
+    line = f"Result: blocked by gate.previous or gate.minDelta (NOT READY: {names})"
+    return view._replace(skills=tuple(skills), warnings=tuple(warnings), result="blocked", result_line=line)

@@ -79,6 +79,7 @@ class GateView(NamedTuple):
     log: tuple[str, ...] = ()  # the command's last lines, shown when it stopped with an error
     fail_on_not_ready: bool = True
     comparison: Comparison | None = None  # against the base branch's result file (results/compare.py)
+    warnings: tuple[str, ...] = ()  # rules that warn without blocking (gate.previous: warn)
 
 
 def marker(working_directory: str, config: str) -> str:
@@ -127,6 +128,8 @@ def render(view: GateView) -> str:
         out += [f"Comparison with the base: {md_text(c.note)}.", ""]
     if view.skills:
         out += [*_verdict_table(view), ""]
+    if view.warnings:
+        out += ["**Warnings**", "", *(f"- {_cell(w)}" for w in view.warnings), ""]
     facts = _facts(view)
     if facts:
         out += [" · ".join(facts), ""]
@@ -165,7 +168,7 @@ def _verdict_table(view: GateView) -> list[str]:
     else:
         out = ["| Skill | Verdict | Why it blocks |", "| --- | --- | --- |"]
     for s in view.skills:
-        why = "<br>".join(_reason(s, r) for r in s.reasons) if s.ready is False else ""
+        why = "<br>".join(_reason(view, s, r) for r in s.reasons) if s.ready is False else ""
         if verify:
             since = "**changed**: run it again" if s.changed else f"unchanged ({s.recorded})".replace(" ()", "")
             out.append(f"| {_cell(s.name)} | {_verdict(s)} | {since} | {why} |")
@@ -174,9 +177,17 @@ def _verdict_table(view: GateView) -> list[str]:
     return out
 
 
-def _reason(s: SkillView, reason: str) -> str:
-    """A blocking reason, with the noise note where its line's interval holds 0."""
+def _reason(view: GateView, s: SkillView, reason: str) -> str:
+    """A blocking reason, with the noise note where its line's interval holds 0: the change against
+    the base for a `gate.previous` reason, the delta against no skill for the others."""
     text = _cell(reason)
+    change = _change_of(view, s.name)
+    if reason.startswith("worse than the base") and change is not None:
+        for x in change.lines:
+            if f'"{x.line}"' in reason and x.scenario in reason and x.interval and x.interval.contains(0.0):
+                more = f"; about {reps_text(x.reps_to_decide)} reps per arm would decide it" if x.reps_to_decide else ""
+                return f"{text} ({pr_changes.NOISE_WORDS}: {pp(x.interval.low)} to {pp(x.interval.high)}pp{more})"
+        return text
     for t in s.tables:
         for r in t.rows:
             if f'"{r.line}"' not in reason or r.scenario not in reason or t.model not in reason:

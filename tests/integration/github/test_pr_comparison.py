@@ -103,3 +103,39 @@ def test_a_blocking_line_within_the_noise_says_so(
     body = body_of(fake)
     assert f"{reason} (within the noise: " in body.replace("\\", "")
     assert "reps per arm would decide it (now 3))" in body
+
+
+@pytest.mark.parametrize("mode", ["block", "warn"])
+def test_gate_previous_on_a_pull_request(
+    workspace: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str], mode: str
+) -> None:
+    config = workspace / "signup" / "skill-be.demo.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + f"\ngate:\n  previous: {mode}\n", encoding="utf-8")
+    base = repo(workspace, scores((5, 5), (4, 5)))
+    commit_pr(workspace, scores((4, 5), (4, 5)))
+    ran = run_action(runner_env(workspace, fake, event_on(base)), capsys)
+    reason = f'worse than the base: new-signup / demo-model — "{CRITERION}": 100% → 80% (-20pp)'
+    body = body_of(fake)
+    if mode == "block":
+        assert ran.code == 1 and ran.outputs["result"] == "blocked" and ran.outputs["ready"] == "false"
+        assert "`Result: blocked by gate.previous or gate.minDelta (NOT READY: signup)`" in body
+        [row] = [x for x in body.split("\n") if x.startswith("| signup |")]
+        # the change against the base (5/5 -> 4/5) is within its noise, and the note says so
+        assert row.startswith(f"| signup | ❌ NOT READY | unchanged (2026-11-30) | {reason} (within the noise: -")
+        assert "reps per arm would decide it) |" in row
+    else:
+        assert ran.code == 0 and ran.outputs["result"] == "pass"
+        assert f"- signup: {reason} (gate.previous: warn)" in body
+
+
+def test_gate_min_delta_under_evidence(workspace: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str]) -> None:
+    config = workspace / "signup" / "skill-be.demo.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "\ngate:\n  rule: evidence\n  minDelta: 10\n", encoding="utf-8"
+    )
+    git(workspace, "init", "-q")
+    write_result_file(workspace, scores=scores((2, 2), (2, 2)))  # +50 and +100 over no skill, 2 reps
+    ran = run_action(runner_env(workspace, fake), capsys)
+    assert ran.code == 1
+    assert "min delta: the overall effect over no skill is +75pp (" in body_of(fake)
+    assert "its 95% lower bound must reach 10pp (gate.minDelta)" in body_of(fake)
