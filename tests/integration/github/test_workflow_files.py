@@ -15,7 +15,10 @@ import skill_be
 from skill_be.github import inputs as action_inputs
 
 ROOT = Path(__file__).resolve().parents[3]
-WORKFLOWS = [*sorted((ROOT / ".github" / "workflows").glob("*.yml")), ROOT / "examples" / "workflows" / "skill-be.yml"]
+WORKFLOWS = [
+    *sorted((ROOT / ".github" / "workflows").glob("*.yml")),
+    *sorted((ROOT / "examples" / "workflows").glob("*.yml")),
+]
 
 
 def _tool(name: str) -> str:
@@ -57,7 +60,7 @@ def test_zizmor_finds_nothing_even_as_an_auditor() -> None:
         "--format",
         "plain",
         ".github/workflows",
-        "examples/workflows/skill-be.yml",
+        *(str(p.relative_to(ROOT)) for p in sorted((ROOT / "examples" / "workflows").glob("*.yml"))),
         "action.yml",
     )
     assert r.returncode == 0, r.stdout + r.stderr
