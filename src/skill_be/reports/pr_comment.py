@@ -212,9 +212,8 @@ def _facts(view: GateView) -> list[str]:
         facts.append("Tokens: " + "; ".join(f"{what} {i:,} in / {o:,} out" for what, (i, o) in view.tokens.items()))
         base, skill = view.tokens.get("baseline"), view.tokens.get("with skill")
         if base and skill and base[0]:
-            facts.append(
-                f"the skill's extra input tokens: {signed(skill[0] - base[0])} ({signed(round(100 * (skill[0] - base[0]) / base[0]))}%)"
-            )
+            extra = skill[0] - base[0]
+            facts.append(f"the skill's extra input tokens: {extra:+,} ({signed(round(100 * extra / base[0]))}%)")
     return facts
 
 
