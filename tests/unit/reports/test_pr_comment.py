@@ -52,3 +52,34 @@ def test_blocked_skill_opens_its_table_and_ready_collapses() -> None:
     assert check_run.conclusion(view) == "failure"
     assert check_run.conclusion(view._replace(fail_on_not_ready=False)) == "neutral"
     assert check_run.name(".") == "skill-be" and check_run.name("docs") == "skill-be (docs)"
+
+
+def test_a_long_comparison_is_trimmed_under_the_limit_with_its_blocks_closed() -> None:
+    from skill_be.engine.stats import newcombe
+    from skill_be.reports.pr_comment import COMMENT_LIMIT
+    from skill_be.results.compare import COMPARED, Comparison, LineChange, SkillChange
+
+    lines = tuple(
+        LineChange(
+            "m",
+            f"s{i % 40}",
+            f"criterion number {i} " + "x" * 60,
+            True,
+            COMPARED,
+            (i % 5, 5),
+            (1, 5),
+            (5, 5),
+            newcombe(5, 5, i % 5, 5),
+            12,
+        )  # fmt: skip
+        for i in range(3000)
+    )
+    c = Comparison("abc", "main at abc1234 (merge base)", {"big": SkillChange("big", "compared", lines)})
+    view = GateView("verify", "pass", "Result: pass", skills=(SkillView("big", True),), comparison=c)
+    body = comment(view)
+    assert len(body) <= COMMENT_LIMIT
+    assert body.count("<details") == body.count("</details>")
+    assert body.rstrip("\n").split("\n")[-1].startswith("**Trimmed**:")
+    # the lines that moved most come first, so what is cut is what moved least
+    kept = [x for x in body.split("\n") if x.startswith("| ▼ |") or x.startswith("| ≈ |")]
+    assert kept[0].startswith("| ▼ |") and "| 100% (5/5) | 0% (0/5) |" in kept[0]
