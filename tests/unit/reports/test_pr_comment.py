@@ -71,7 +71,7 @@ def test_a_long_comparison_is_trimmed_under_the_limit_with_its_blocks_closed() -
             (5, 5),
             newcombe(5, 5, i % 5, 5),
             12,
-        )  # fmt: skip
+        )
         for i in range(3000)
     )
     c = Comparison("abc", "main at abc1234 (merge base)", {"big": SkillChange("big", "compared", lines)})
