@@ -31,8 +31,11 @@ _BREAKS = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # C0/C1 controls, zero-width and bidirectional controls: they hide or reorder what a reader sees.
 _HIDDEN = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 # Markdown's characters that can open or close something inline (code, emphasis, links, HTML,
-# entities, strikethrough, table cells) and the escape character itself.
-_ACTIVE = re.compile(r"([\\`*_\[\]<>|&!~])")
+# entities, strikethrough, table cells) and the escape character itself. Left as written: a run of
+# `*` or `_` with whitespace (or the text's ends) on both sides, which can neither open nor close
+# emphasis, and the redactor's `***` (a secret's place must read `***` in a report and to a grep; at
+# worst it starts emphasis, which changes how text looks, never what is a heading, row or verdict).
+_ACTIVE = re.compile(r"(?<!\S)[*_]+(?!\S)|(?<!\*)\*\*\*(?!\*)|([\\`*_\[\]<>|&!~])")
 _BACKTICKS = re.compile("`+")
 
 
@@ -64,7 +67,11 @@ def md_text(text: object, *, limit: int = DEFAULT_LIMIT) -> str:
     cannot start a link); the name after it is escaped like any other text."""
     flat = one_line(text, limit)
     prefix = TEST_PREFIX if flat.startswith(TEST_PREFIX) else ""
-    return prefix + _ACTIVE.sub(r"\\\1", flat[len(prefix) :])
+    return prefix + _ACTIVE.sub(_escape, flat[len(prefix) :])
+
+
+def _escape(m: re.Match[str]) -> str:
+    return "\\" + m.group(1) if m.group(1) else m.group(0)
 
 
 def md_fence(lines: Iterable[object], info: str = "text") -> list[str]:

@@ -218,3 +218,8 @@ def test_redaction_catches_a_secret_as_the_quoting_writes_it() -> None:
     assert secret not in body  # written escaped: the plain secret alone would miss it
     assert "ghs" not in Redactor(quote.secret_forms(secret))(body)
     assert "ghs" in Redactor([secret])(body)  # the control: the plain form misses the escaped one
+
+
+def test_the_redaction_marker_reads_as_written() -> None:
+    assert quote.md_text("auth failed with key ***)") == "auth failed with key ***)"
+    assert quote.md_text("a *b* c") == "a \\*b\\* c"  # emphasis stays escaped
