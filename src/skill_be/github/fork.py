@@ -135,6 +135,9 @@ def publish_artifact(
         if inputs.check_run:
             for k in ("title", "summary"):
                 run[k] = redact(run[k])
+            run["annotations"] = [
+                {k: redact(v) if isinstance(v, str) else v for k, v in a.items()} for a in run["annotations"]
+            ]
             post_check_run(client, ctx, run, run["detailsUrl"] if run["detailsUrl"].startswith("https://") else "")
             print(f"skill-be: check run {run['name']} created on {ctx.sha[:12]}")
     except GitHubError as e:

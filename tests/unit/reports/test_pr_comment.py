@@ -83,3 +83,21 @@ def test_a_long_comparison_is_trimmed_under_the_limit_with_its_blocks_closed() -
     # the lines that moved most come first, so what is cut is what moved least
     kept = [x for x in body.split("\n") if x.startswith("| ▼ |") or x.startswith("| ≈ |")]
     assert kept[0].startswith("| ▼ |") and "| 100% (5/5) | 0% (0/5) |" in kept[0]
+
+
+def test_trigger_rates_before_and_after() -> None:
+    from skill_be.results.compare import Comparison, SkillChange
+
+    def rates(recall: float, false: float) -> dict[str, object]:
+        pct = lambda p, n: {"hits": round(p * n / 100), "total": n, "percent": p, "low": 0, "high": 100}  # noqa: E731
+        return {"models": {"m": {"recall": pct(recall, 10), "falseTrigger": pct(false, 10), "nearMiss": pct(0, 10)}}}
+
+    change = SkillChange("demo", "compared", base_triggers=rates(60, 20), head_triggers=rates(90, 10))
+    c = Comparison("abc", "main at abc1234 (merge base)", {"demo": change})
+    body = render(GateView("verify", "pass", "Result: pass", skills=(SkillView("demo", True),), comparison=c))
+    assert "| m | 60% (6/10) → 90% (9/10) | 20% (2/10) → 10% (1/10) | 0% (0/10) → 0% (0/10) |" in body
+    # no triggers section: no table
+    plain = Comparison("abc", "main", {"demo": SkillChange("demo", "compared")})
+    assert "Trigger rates" not in render(
+        GateView("verify", "pass", "r", skills=(SkillView("demo", True),), comparison=plain)
+    )
