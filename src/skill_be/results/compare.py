@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from skill_be.engine.gate import TEST_PREFIX
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, REPS_CAP, Interval, line_variance, newcombe, reps_to_decide
+from skill_be.project.fingerprint import normalize
 from skill_be.results.git_files import Base, GitError, read_at
 
 Z95 = 1.959963984540054
@@ -181,7 +182,9 @@ def _changed(
         if now[2] != then[2]:
             return "its output contract changed"
         path = f.tests.get(x.scenario)
-        if path is not None and files.get(path) != f.test_texts.get(x.scenario):
+        then_text, now_text = files.get(path) if path else None, f.test_texts.get(x.scenario)
+        # LF-normalised, as fingerprints are: a Windows checkout of the same tests is the same tests
+        if path is not None and (then_text is None or now_text is None or normalize(then_text) != normalize(now_text)):
             return "its tests changed"
         return ""
     return "its criteria changed" if now[1] != then[1] else ""
