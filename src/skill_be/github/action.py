@@ -15,7 +15,7 @@ from typing import IO, Any, NamedTuple
 from skill_be import __version__
 from skill_be.adapters.credentials import Redactor
 from skill_be.errors import UsageError
-from skill_be.github import gather, runner_files
+from skill_be.github import fork, gather, runner_files
 from skill_be.github.client import Client
 from skill_be.github.inputs import (
     RUN_COMMANDS,
@@ -28,6 +28,7 @@ from skill_be.github.inputs import (
 )
 from skill_be.github.publish import publish
 from skill_be.reports.pr_comment import GateView, SkillView, render
+from skill_be.reports.quote import secret_forms
 
 # Variables a child never needs: the action's inputs (the token among them) and the runner's own tokens.
 _CHILD_DROP_PREFIXES = ("INPUT_", "ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_")
@@ -178,6 +179,11 @@ def build_view(
                 dict.fromkeys(m for e in entries.values() if isinstance(e, dict) for m in e.get("models", []))
             )
     checks, problems = gather.checks_of(checks_raw, cwd, ctx.workspace)
+    comparison = None
+    if ctx.base is not None and project is not None and inputs.command in ("verify", "run"):
+        from skill_be.github.base_compare import compare_with_base
+
+        comparison = compare_with_base(project, cwd, *ctx.base)
     view = GateView(
         command=inputs.command,
         result=_result(done),
@@ -195,7 +201,12 @@ def build_view(
         if done.code not in (0, 1) or inputs.command == "triage"
         else (),
         fail_on_not_ready=inputs.fail_on_not_ready,
+        comparison=comparison,
     )
+    if project is not None and inputs.command in ("verify", "run"):
+        from skill_be.github.base_compare import apply_rules
+
+        view = apply_rules(view, project.config.gate)
     return view, run_dir
 
 
@@ -232,8 +243,16 @@ def main(
     except UsageError as e:
         print(f"skill-be: {e}", file=sys.stderr)
         return 2
-    redactor = Redactor([inputs.token])
+    redactor = Redactor(secret_forms(inputs.token))  # and as the reports quote it (reports/quote.py)
     ctx = read_context(env, Path.cwd())
+    if inputs.command == "publish":  # the fork pattern's second job: post what the first one left
+        try:
+            return fork.publish_artifact(
+                inputs, env, redactor, lambda c: _client(c, inputs, redactor, env, client_factory)
+            )
+        except UsageError as e:
+            print(f"skill-be: {e}", file=sys.stderr)
+            return 2
     cwd = (ctx.workspace / inputs.working_directory).resolve()
     if not cwd.is_dir() or not cwd.is_relative_to(ctx.workspace.resolve()):
         print(
@@ -249,7 +268,8 @@ def main(
         )
     config = cwd / config_arg(inputs.args)
     for secret in _secrets_of_config(config, env):
-        redactor.add(secret)
+        for form in secret_forms(secret):
+            redactor.add(form)
     base = [sys.executable, "-m", "skill_be"]
     kid = child_env(env)
     if inputs.command == "check":
@@ -278,7 +298,7 @@ def main(
         warn(f"skill-be: could not write {report}: {e}")
     runner_files.write_outputs(outputs(view, report, ctx.workspace, run_dir), env)
     runner_files.append_summary(full, env)
-    code = done.code
+    code = 1 if view.result == "blocked" and done.code == 0 else done.code  # gate.previous, gate.minDelta
     if view.result == "blocked" and not inputs.fail_on_not_ready:
         code = 0
 
@@ -295,7 +315,29 @@ def main(
         )
 
     publish(make_client, ctx, inputs, view, redactor, warn, lambda line: print(line, flush=True))
+    if inputs.artifact_dir:
+        folder = ctx.workspace / inputs.artifact_dir
+        fork.write_artifact(folder, view, ctx, env, redactor, inputs.annotations, warn, inputs.comment_mode)
     return code
+
+
+def _client(
+    ctx: Context,
+    inputs: Inputs,
+    redactor: Redactor,
+    env: Mapping[str, str],
+    client_factory: Callable[[Context, str, Redactor], Client] | None,
+) -> Client:
+    if client_factory is not None:
+        return client_factory(ctx, inputs.token, redactor)
+    return Client(
+        ctx.api_url,
+        inputs.token,
+        redactor,
+        timeout=_float(env, "SKILL_BE_GITHUB_TIMEOUT", 10.0),
+        max_wait=_float(env, "SKILL_BE_GITHUB_MAX_WAIT", 60.0),
+        attempts=int(_float(env, "SKILL_BE_GITHUB_ATTEMPTS", 3)),
+    )
 
 
 def _written_summary(stdout: Sequence[str], cwd: Path) -> Path | None:

@@ -11,9 +11,13 @@ from typing import Any, NamedTuple
 
 from skill_be.errors import UsageError
 
-COMMANDS = ("verify", "run", "check", "triage", "regrade", "merge")
+# `publish` is the action's own: post what another job left in `artifact-dir` (the fork pattern).
+COMMANDS = ("verify", "run", "check", "triage", "regrade", "merge", "publish")
 # The commands that write a run folder: the action reads its summary.json and reports as after `run`.
 RUN_COMMANDS = ("run", "regrade", "merge")
+# comment-mode: always post; only when a verdict or a line moved beyond its noise against the base;
+# only when something blocks or fails; never.
+COMMENT_MODES = ("always", "changes", "failures", "off")
 
 
 class Inputs(NamedTuple):
@@ -26,6 +30,11 @@ class Inputs(NamedTuple):
     check_run: bool
     annotations: bool
     fail_on_not_ready: bool
+    comment_mode: str = "always"
+    base_ref: str = ""  # the commit or ref to compare with; "" takes the pull request's base
+    event_file: str = ""  # a pull_request event saved by another workflow (the fork pattern)
+    commit: str = ""  # the commit the check run goes on, when the event file is not this run's
+    artifact_dir: str = ""  # the fork pattern's folder: written after a command, read by `publish`
 
 
 class Context(NamedTuple):
@@ -37,6 +46,7 @@ class Context(NamedTuple):
     fork: bool  # a pull request from another repository: its token cannot write
     api_url: str
     run_url: str
+    base: tuple[str, str] | None = None  # (commit or ref, branch name) to compare with; None: no base
 
 
 def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
@@ -61,6 +71,11 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
             f'action input "command": "{command}" is not a skill-be command (one of {", ".join(COMMANDS)}); '
             'fix the "with:" of the step'
         )
+    event_file = _input(env, "event-file")
+    if event_file and not Path(event_file).is_file():
+        raise UsageError(
+            f'action input "event-file": {event_file} is not a file; download the artifact that holds it first'
+        )
     raw_args = _input(env, "args")
     try:
         args = tuple(shlex.split(raw_args))  # like a shell splits words, without a shell
@@ -76,7 +91,21 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         check_run=_flag(env, "check-run", True),
         annotations=_flag(env, "annotations", True),
         fail_on_not_ready=_flag(env, "fail-on-not-ready", True),
+        comment_mode=_choice(env, "comment-mode", COMMENT_MODES, "always"),
+        base_ref=_input(env, "base-ref"),
+        event_file=event_file,
+        commit=_input(env, "commit"),
+        artifact_dir=_input(env, "artifact-dir"),
     )
+
+
+def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str) -> str:
+    value = _input(env, name) or default
+    if value not in allowed:
+        raise UsageError(
+            f'action input "{name}": "{value}" is not one of {", ".join(allowed)}; fix the "with:" of the step'
+        )
+    return value
 
 
 def expand_globs(args: tuple[str, ...], cwd: Path) -> tuple[str, ...]:
@@ -102,7 +131,8 @@ def config_arg(args: tuple[str, ...]) -> str:
 
 
 def _event(env: Mapping[str, str]) -> dict[str, Any]:
-    path = env.get("GITHUB_EVENT_PATH")
+    # The fork pattern: a workflow_run job reports on the pull_request event the first job saved.
+    path = _input(env, "event-file") or env.get("GITHUB_EVENT_PATH")
     if not path:
         return {}
     try:
@@ -134,6 +164,7 @@ def read_context(env: Mapping[str, str], cwd: Path) -> Context:
             and isinstance(full_name, str)
             and full_name.lower() != repository.lower()
         )
+    sha = _input(env, "commit") or sha
     server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
     run_id = env.get("GITHUB_RUN_ID", "")
     return Context(
@@ -145,4 +176,19 @@ def read_context(env: Mapping[str, str], cwd: Path) -> Context:
         fork=fork,
         api_url=env.get("GITHUB_API_URL", "https://api.github.com"),
         run_url=f"{server}/{repository}/actions/runs/{run_id}" if repository and run_id else "",
+        base=_base(event, env),
     )
+
+
+def _base(event: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, str] | None:
+    """What the free comparison reads: the `base-ref` input, else the pull request's base commit,
+    else the base branch the runner names (GITHUB_BASE_REF)."""
+    override = _input(env, "base-ref")
+    if override:
+        return override, override
+    pr = event.get("pull_request")
+    base = pr.get("base") if isinstance(pr, dict) else None
+    if isinstance(base, dict) and isinstance(base.get("sha"), str):
+        return base["sha"], str(base.get("ref") or base["sha"][:7])
+    ref = env.get("GITHUB_BASE_REF", "")
+    return (f"origin/{ref}", ref) if ref else None

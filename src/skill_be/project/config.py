@@ -49,6 +49,8 @@ class GateConfig(NamedTuple):
     inconclusive: str = "pass"  # pass | block: what an inconclusive line or scenario does to the verdict
     top_up_reps: int = 40  # the most reps --top-up may bring an inconclusive scenario to
     trigger: TriggerGate | None = None  # gate.trigger (project/trigger_models.py); None: reported, never blocking
+    min_delta: float | None = None  # percentage points the overall effect must reach (results/gate_rules.py)
+    previous: str = "warn"  # block | warn | off: a critical scenario worse than at the base branch
 
 
 class TypecheckConfig(NamedTuple):
@@ -201,12 +203,14 @@ def _entry(d: Mapping[str, Any], where: Where) -> AdapterEntry:
 def _gate(d: Mapping[str, Any]) -> GateConfig:
     keys = {"regressionOnCritical": "regression_on_critical", "blockOnZero": "block_on_zero",
             "blockOnErrors": "block_on_errors", "rule": "rule", "inconclusive": "inconclusive",
-            "topUpReps": "top_up_reps"}  # fmt: skip
+            "topUpReps": "top_up_reps", "previous": "previous"}  # fmt: skip
     kw: dict[str, Any] = {attr: d[key] for key, attr in keys.items() if key in d}
     if "margin" in d:
         kw["margin"] = float(d["margin"])
     if d.get("trigger"):
         kw["trigger"] = trigger_gate(d["trigger"])
+    if d.get("minDelta") is not None:
+        kw["min_delta"] = float(d["minDelta"])
     return GateConfig(**kw)
 
 

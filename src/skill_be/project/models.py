@@ -23,6 +23,7 @@ from skill_be.project.fields import (
     Flag,
     MapOf,
     NonEmptyTextList,
+    Number,
     PositiveInt,
     PositiveNumber,
     Strict,
@@ -102,12 +103,26 @@ class GateModel(Strict):
     inconclusive: choice(("pass", "block"), "value") = Field("pass")  # type: ignore[valid-type]
     top_up_reps: PositiveInt() = Field(40, alias="topUpReps")  # type: ignore[valid-type]
     trigger: TriggerGateModel | None = Field(None, description="trigger evals: minRecall and maxFalseTrigger")
+    min_delta: Number | None = Field(
+        None,
+        alias="minDelta",
+        description="percentage points the skill's overall effect must reach over no skill",
+        json_schema_extra={"minimum": -100, "maximum": 100},
+    )
+    previous: choice(("block", "warn", "off"), "value") = Field("warn")  # type: ignore[valid-type]
 
     @field_validator("margin")
     @classmethod
     def _at_most_100(cls, value: float) -> float:
         if value > 100:
             fail(f"must be at most 100 percentage points, not {value:g}")
+        return value
+
+    @field_validator("min_delta")
+    @classmethod
+    def _within_100(cls, value: float | None) -> float | None:
+        if value is not None and not -100 <= value <= 100:
+            fail(f"must be between -100 and 100 percentage points, not {value:g}")
         return value
 
 

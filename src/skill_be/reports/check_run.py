@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from skill_be.reports.pr_comment import GateView, render, trim_markdown
+from skill_be.reports.quote import plain
 
 OUTPUT_LIMIT = 65_535  # GitHub's limit for a check run's summary and text
 ANNOTATIONS_PER_REQUEST = 50
@@ -31,10 +32,10 @@ def title(view: GateView) -> str:
         n = len(view.skills)
         return f"READY: {n} skill(s)" if n else "pass"
     if view.result == "error":
-        return "error: " + view.result_line.removeprefix("skill-be: ")[:200]
+        return "error: " + plain(view.result_line.removeprefix("skill-be: "), 200)
     if not_ready:
-        return "NOT READY: " + ", ".join(not_ready)[:200]
-    return view.result_line.removeprefix("Result: ")[:200]
+        return "NOT READY: " + plain(", ".join(not_ready), 200)
+    return plain(view.result_line.removeprefix("Result: "), 200)
 
 
 def summary(view: GateView) -> str:
@@ -54,7 +55,7 @@ def annotation_list(view: GateView) -> list[dict[str, Any]]:
                 "start_line": line,
                 "end_line": line,
                 "annotation_level": "failure" if p.blocks else "warning",
-                "title": f"skill-be {p.check}"[:255],
+                "title": plain(f"skill-be {p.check}", 255),
                 "message": _short(p.message),
             }
         )
@@ -69,7 +70,7 @@ def annotation_list(view: GateView) -> list[dict[str, Any]]:
                     "start_line": line,
                     "end_line": line,
                     "annotation_level": "failure",
-                    "title": f'skill-be: skill "{s.name}" NOT READY'[:255],
+                    "title": plain(f'skill-be: skill "{s.name}" NOT READY', 255),
                     "message": _short(f"{scenario}: {what}"),
                 }
             )
@@ -82,4 +83,5 @@ def batches(items: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 
 
 def _short(text: str) -> str:
-    return text if len(text) <= _MESSAGE_LIMIT else text[: _MESSAGE_LIMIT - 1] + "…"
+    """An annotation's message: one line (a message may quote a test's or a checker's output)."""
+    return plain(text, _MESSAGE_LIMIT)

@@ -6,12 +6,18 @@ from __future__ import annotations
 from skill_be.engine.gate import EvidenceBlock, Gate, Inconclusive
 from skill_be.engine.stats import REPS_CAP, Interval
 from skill_be.reports import strings as s
+from skill_be.reports.quote import md_text, one_line
 from skill_be.reports.triggers import trigger_bullets, trigger_reasons
 
 
 def pp(x: float) -> str:
     """A fraction as signed whole percentage points: 0.123 -> "+12", -0.5 -> "-50"."""
     return s.signed(round(x * 100))
+
+
+def _id(text: str) -> str:
+    """A scenario id inside the fixed strings' backticks: one line, no backtick to close the span."""
+    return one_line(text, 300).replace("`", "'")
 
 
 def reps_text(reps: int) -> str:
@@ -32,14 +38,14 @@ def release_gate_section(gate: Gate) -> list[str]:
     if gate.levels.rule == "evidence":
         bullets += _evidence_bullets(gate)
     else:
-        bullets += [s.BLOCKED_ZERO.format(scenario=sc, line=line) for sc, line in gate.zero]
+        bullets += [s.BLOCKED_ZERO.format(scenario=_id(sc), line=md_text(line)) for sc, line in gate.zero]
         notes = {(n.score.scenario, n.score.model, n.score.line): n for n in gate.notes}
         for r in gate.regressions:
             bullets.append(
                 s.BLOCKED_REGRESSION.format(
-                    scenario=r.scenario,
-                    model=r.model,
-                    line=r.line,
+                    scenario=_id(r.scenario),
+                    model=md_text(r.model),
+                    line=md_text(r.line),
                     baseline=r.baseline,
                     with_skill=r.with_skill,
                     delta=s.signed(r.delta),
@@ -69,7 +75,9 @@ def release_gate_section(gate: Gate) -> list[str]:
 
 def _evidence_bullets(gate: Gate) -> list[str]:
     lines = [
-        s.BLOCKED_ZERO_EVIDENCE.format(scenario=sc, line=line, threshold=round(gate.levels.zero_threshold * 100))
+        s.BLOCKED_ZERO_EVIDENCE.format(
+            scenario=_id(sc), line=md_text(line), threshold=round(gate.levels.zero_threshold * 100)
+        )
         for sc, line in gate.zero
     ]
     lines += [_block_line(gate, b) for b in gate.blocks]
@@ -81,13 +89,17 @@ def _block_line(gate: Gate, b: EvidenceBlock) -> str:
     level = level_text(gate.levels.scenario_level if b.line is None else gate.levels.line_level)
     if b.line is None:
         return s.BLOCKED_SCENARIO.format(
-            scenario=b.scenario, model=b.model, delta=pp(b.interval.estimate), high=pp(b.interval.high), level=level
+            scenario=_id(b.scenario),
+            model=md_text(b.model),
+            delta=pp(b.interval.estimate),
+            high=pp(b.interval.high),
+            level=level,
         )
     score = b.score
     return s.BLOCKED_LINE.format(
-        scenario=b.scenario,
-        model=b.model,
-        line=b.line,
+        scenario=_id(b.scenario),
+        model=md_text(b.model),
+        line=md_text(b.line),
         baseline=score.baseline if score else "?",
         with_skill=score.with_skill if score else "?",
         delta=pp(b.interval.estimate),
@@ -98,9 +110,9 @@ def _block_line(gate: Gate, b: EvidenceBlock) -> str:
 
 def _inconclusive_line(gate: Gate, i: Inconclusive) -> str:
     return s.INCONCLUSIVE.format(
-        scenario=i.scenario,
-        model=i.model,
-        what="the scenario's mean delta" if i.line is None else f'*"{i.line}"*',
+        scenario=_id(i.scenario),
+        model=md_text(i.model),
+        what="the scenario's mean delta" if i.line is None else f'*"{md_text(i.line)}"*',
         delta=pp(i.interval.estimate),
         low=pp(i.interval.low),
         high=pp(i.interval.high),
@@ -135,7 +147,11 @@ def _rule_lines(gate: Gate) -> list[str]:
 
 def top_up_line(scenario: str, model: str, reps_from: int, reps_to: int) -> str:
     return s.TOP_UP_LINE.format(
-        scenario=scenario, model=model, reps_from=reps_from, reps_to=reps_to, calls=2 * (reps_to - reps_from)
+        scenario=_id(scenario),
+        model=md_text(model),
+        reps_from=reps_from,
+        reps_to=reps_to,
+        calls=2 * (reps_to - reps_from),
     )
 
 
@@ -153,17 +169,18 @@ def gate_reasons(gate: Gate) -> list[str]:
             else ("output(s) could not be generated or graded")
         )
         out.append(f"{gate.errors} {what}")
-    out += [f'universal 0%: {sc} — "{line}"' for sc, line in gate.zero]
+    # Plain records (the result file, summary.json, the terminal): a test's name stays on one line.
+    out += [f'universal 0%: {sc} — "{one_line(line)}"' for sc, line in gate.zero]
     out += [
-        f'regression: {r.scenario} / {r.model} — "{r.line}": {r.baseline}% → {r.with_skill}% ({s.signed(r.delta)}pp)'
+        f'regression: {r.scenario} / {r.model} — "{one_line(r.line)}": {r.baseline}% → {r.with_skill}% ({s.signed(r.delta)}pp)'
         for r in gate.regressions
     ]
     for b in gate.blocks:
-        what = "the scenario's mean delta" if b.line is None else f'"{b.line}"'
+        what = "the scenario's mean delta" if b.line is None else f'"{one_line(b.line)}"'
         out.append(f"regression (evidence): {b.scenario} / {b.model} — {what}: {pp(b.interval.estimate)}pp, below 0")
     if gate.inconclusive_blocks:
         for i in gate.inconclusive:
-            what = "the scenario's mean delta" if i.line is None else f'"{i.line}"'
+            what = "the scenario's mean delta" if i.line is None else f'"{one_line(i.line)}"'
             out.append(
                 f"inconclusive: {i.scenario} / {i.model} — {what}: {interval_text(i.interval)}; "
                 f"about {reps_text(i.reps)} reps per arm would decide it"

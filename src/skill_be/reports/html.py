@@ -8,10 +8,19 @@ from typing import Any
 
 from skill_be import __version__
 from skill_be.engine.stats import wilson
+from skill_be.reports.pr_changes import marker
+from skill_be.reports.quote import html_text, one_line
+from skill_be.results.compare import COMPARED, Comparison
 
 
-def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: Mapping[str, list[str]]) -> str:
-    """`texts` maps an output's file (as in summary.json) to its answer, `replies` to its grader replies."""
+def render_html(
+    summary: Mapping[str, Any],
+    texts: Mapping[str, str],
+    replies: Mapping[str, list[str]],
+    base: Comparison | None = None,
+) -> str:
+    """`texts` maps an output's file (as in summary.json) to its answer, `replies` to its grader
+    replies; `base`, a comparison with the base branch's result file, adds a column per line."""
     import jinja2
 
     env = jinja2.Environment(
@@ -21,6 +30,10 @@ def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: M
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
+    # Text from the answer's side (errors, notes, test names) is data: one line, escaped, in a
+    # <code class="quoted">, never markup of the page's own (a forged verdict, a <details>).
+    env.filters["oneline"] = one_line
+    env.filters["quoted"] = _quoted
     skills = []
     for name, s in summary["skills"].items():
         scenarios = []
@@ -33,7 +46,10 @@ def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: M
                     got = replies.get(key, [])
                     gradings = [{**g, "reply": got[i] if i < len(got) else ""} for i, g in enumerate(o["gradings"])]
                     outputs.append({**o, "text": texts.get(key), "gradings": gradings})
-                lines = [{**line, **_bars(line)} for line in m["lines"]]
+                lines = [
+                    {**line, **_bars(line), "vsBase": _vs_base(base, name, sc["id"], label, line)}
+                    for line in m["lines"]
+                ]
                 models.append({"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))})
             scenarios.append({**sc, "models": models})
         skills.append({"name": name, **s, "scenarios": scenarios, "moved": _moved(s.get("effect")), "why": _why(s)})
@@ -51,7 +67,30 @@ def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: M
         reps=summary.get("reps"),
         gradings=summary.get("gradings"),
         version=__version__,
+        base_name=base.label.split(" at ")[0] if base is not None and base.skills else "",
     )
+
+
+def _vs_base(base: Comparison | None, skill: str, scenario: str, model: str, line: Mapping[str, Any]) -> Any:
+    """A line's with-skill rate at the base and now, and the change with its interval."""
+    change = base.skills.get(skill) if base is not None else None
+    if change is None:
+        return None
+    x = next((x for x in change.lines if (x.scenario, x.model, x.line) == (scenario, model, line["line"])), None)
+    if x is None:
+        return None
+    if x.status != COMPARED or x.interval is None or x.base is None:
+        return {"mark": "", "text": f"{x.status}: {x.why}"}
+    iv = x.interval
+    before = round(100 * x.base[0] / x.base[1]) if x.base[1] else 0
+    text = f"{before}% → {line['withSkill']}%, {100 * iv.estimate:+.0f}pp [{100 * iv.low:+.0f}, {100 * iv.high:+.0f}]"
+    return {"mark": marker(iv), "text": text}
+
+
+def _quoted(text: object) -> Any:
+    import markupsafe
+
+    return markupsafe.Markup(f'<code class="quoted">{html_text(one_line(text))}</code>')
 
 
 def _signed(x: float) -> str:

@@ -14,11 +14,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from skill_be.reports.quote import one_line
 from skill_be.reports.strings import signed
 
 GATE_CASE = "Release Gate"
 # Characters XML 1.0 cannot hold, even escaped: an answer's error text may carry them.
 _INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _flat(text: object, limit: int = 2_000) -> str:
+    return one_line(text, limit, hidden="\ufffd")
 
 
 def _seconds(outputs: Sequence[Mapping[str, Any]]) -> float:
@@ -48,16 +53,17 @@ def _suite(name: str, skill: Mapping[str, Any]) -> ET.Element:
             outputs = m.get("outputs") or []
             seconds = _seconds(outputs)
             total += seconds
-            problems = [e for o in outputs for e in o.get("errors") or ()]
+            # One line each: an error may carry the answer's text (a runner's fatal event, a test message).
+            problems = [_flat(e) for o in outputs for e in o.get("errors") or ()]
             for x in m.get("lines") or ():
-                line = x["line"]
+                line = _flat(x["line"], 500)
                 ET.SubElement(props, "property", name=f"{sc['id']} / {line} / {model}", value=_scores(x))
                 case = ET.Element("testcase", name=f"{sc['id']} / {line}", classname=f"{name}.{model}")
                 case.set("time", f"{seconds:.3f}")
-                if (sc["id"], line) in zero:
+                if (sc["id"], x["line"]) in zero:
                     why = "universal 0%: it scored 0% with the skill on every model"
                     ET.SubElement(case, "failure", message=why, type="universal-zero").text = why
-                reg = regressions.get((sc["id"], model, line))
+                reg = regressions.get((sc["id"], model, x["line"]))
                 if reg is not None:
                     why = (
                         f"regression on a critical scenario: {reg['baseline']}% → {reg['withSkill']}% "
@@ -76,7 +82,7 @@ def _suite(name: str, skill: Mapping[str, Any]) -> ET.Element:
         cases += junit_cases(name, skill["triggers"])
     gate_case = ET.Element("testcase", name=GATE_CASE, classname=name, time="0.000")
     if not skill.get("ready"):
-        reasons = [str(r) for r in skill.get("reasons") or ()] or ["NOT READY"]
+        reasons = [_flat(r) for r in skill.get("reasons") or ()] or ["NOT READY"]
         ET.SubElement(gate_case, "failure", message="NOT READY", type="gate").text = "\n".join(reasons)
     cases.append(gate_case)
     suite.extend(cases)

@@ -12,6 +12,7 @@ from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS
 from skill_be.reports import strings as s
 from skill_be.reports.gate import pp, release_gate_section
+from skill_be.reports.quote import md_text
 from skill_be.reports.triggers import trigger_section
 
 
@@ -36,14 +37,14 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
     """`extra`: lines about the whole skill (its cost, the cache's share of its calls) before the gate."""
     graded = any(sl.scenario.criteria for sl in run.lines)
     out = [
-        f"## {h.date} — {run.skill.name} benchmark",
+        f"## {h.date} — {md_text(run.skill.name)} benchmark",
         "",
         f"Method: automated eval. Models: {', '.join(h.models)}. Reps: {h.reps}. {grading_line(h, graded)}",
         s.NO_TOOLS_NOTE,
     ]
     for sl in run.lines:
         sc = sl.scenario
-        out += ["", f"### Scenario: {sc.id}{' *(critical)*' if sc.critical else ''}", ""]
+        out += ["", f"### Scenario: {md_text(sc.id)}{' *(critical)*' if sc.critical else ''}", ""]
         out += [f"*{line.strip()}*" if line.strip() else "" for line in sc.prompt.strip().split("\n")]
         for label in h.labels:
             scores = [x for x in run.scores if x.scenario == sc.id and x.model == label]
@@ -52,8 +53,10 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
             out += [f"| {_cell(x.line)} | {x.baseline}% | {x.with_skill}% | {s.signed(x.delta)}pp |" for x in scores]
             out += interval_lines(run.gate, sc.id, label, scores)
             tokens = token_line(outputs)
-            notes = [f"- **{s.ERROR_TAG}** {e}" for o in outputs for e in o.errors]
-            notes += [f"- **{s.NOTE_TAG}** {n}" for o in outputs for n in o.notes]
+            # Errors and notes may carry the answer's own text (a test's message, a runner's fatal
+            # event): each is one quoted line, never Markdown of its own.
+            notes = [f"- **{s.ERROR_TAG}** {md_text(e)}" for o in outputs for e in o.errors]
+            notes += [f"- **{s.NOTE_TAG}** {md_text(n)}" for o in outputs for n in o.notes]
             if tokens or notes:
                 out.append("")
             if tokens:
@@ -98,7 +101,7 @@ def interval_lines(gate: Gate, scenario: str, model: str, scores: Sequence[LineS
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return md_text(text)
 
 
 def mean_usage(outputs: Sequence[Output], arm: str) -> tuple[int, int] | None:

@@ -9,7 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from skill_be.reports import pr_changes
+from skill_be.reports.pr_changes import pp
+from skill_be.reports.quote import html_text, md_code, md_fence, md_text, one_line
 from skill_be.reports.strings import signed
+from skill_be.results.compare import Comparison, SkillChange, reps_text
 
 COMMENT_LIMIT = 65_536  # GitHub refuses a longer issue comment with 422
 MARKER_PREFIX = "<!-- skill-be:"
@@ -74,11 +78,13 @@ class GateView(NamedTuple):
     config: str = "skill-be.yaml"
     log: tuple[str, ...] = ()  # the command's last lines, shown when it stopped with an error
     fail_on_not_ready: bool = True
+    comparison: Comparison | None = None  # against the base branch's result file (results/compare.py)
+    warnings: tuple[str, ...] = ()  # rules that warn without blocking (gate.previous: warn)
 
 
 def marker(working_directory: str, config: str) -> str:
     """The hidden first line that finds this working directory's and config's comment again."""
-    clean = f"{working_directory}:{config}".replace("--", "- -").replace("<", "").replace(">", "")
+    clean = one_line(f"{working_directory}:{config}").replace("--", "- -").replace("<", "").replace(">", "")
     return f"{MARKER_PREFIX}{clean} -->"
 
 
@@ -92,7 +98,8 @@ def _verdict(s: SkillView) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    """A name or reason in a table cell or a sentence: one line, its Markdown escaped (quote.py)."""
+    return md_text(text)
 
 
 def _pct(value: int | None, n: str) -> str:
@@ -102,7 +109,7 @@ def _pct(value: int | None, n: str) -> str:
 
 
 def heading(view: GateView) -> str:
-    where = "" if view.working_directory in ("", ".") else f" in `{view.working_directory}`"
+    where = "" if view.working_directory in ("", ".") else f" in {md_code(view.working_directory)}"
     blocked = (
         "blocked (not failing the job)" if view.result == "blocked" and not view.fail_on_not_ready else view.result
     )
@@ -110,68 +117,151 @@ def heading(view: GateView) -> str:
 
 
 def render(view: GateView) -> str:
-    """The full report: verdicts, why each blocks, the checks, then the per-criterion tables."""
-    out = [heading(view), "", f"`{view.result_line}`", ""]
+    """The full report: the verdict, each skill's effect against the base and against no skill,
+    why each blocks, the checks, then per skill its changes against the base and its lines."""
+    out = [heading(view), ""]
+    c = view.comparison
+    effects = _effect_lines(view)
+    out += [*effects, ""] if effects else []
+    out += [md_code(view.result_line), ""]
+    if c is not None and c.note:
+        out += [f"Comparison with the base: {md_text(c.note)}.", ""]
     if view.skills:
-        verify = view.command == "verify"
-        if verify:
-            out += ["| Skill | Verdict recorded | Since its last run | Why it blocks |", "| --- | --- | --- | --- |"]
-        else:
-            out += ["| Skill | Verdict | Why it blocks |", "| --- | --- | --- |"]
-        for s in view.skills:
-            why = "<br>".join(_cell(r) for r in s.reasons) if s.ready is False else ""
-            if verify:
-                since = "**changed**: run it again" if s.changed else f"unchanged ({s.recorded})".replace(" ()", "")
-                out.append(f"| {_cell(s.name)} | {_verdict(s)} | {since} | {why} |")
-            else:
-                out.append(f"| {_cell(s.name)} | {_verdict(s)} | {why} |")
-        out.append("")
-    facts = []
-    if view.models:
-        facts.append("Models: " + ", ".join(f"`{_cell(m)}`" for m in view.models))
-    if view.reps is not None:
-        facts.append(f"Reps: {view.reps}")
-    if view.tokens:
-        facts.append("Tokens: " + "; ".join(f"{what} {i:,} in / {o:,} out" for what, (i, o) in view.tokens.items()))
+        out += [*_verdict_table(view), ""]
+    if view.warnings:
+        out += ["**Warnings**", "", *(f"- {_cell(w)}" for w in view.warnings), ""]
+    facts = _facts(view)
     if facts:
         out += [" · ".join(facts), ""]
     if view.checks:
-        out += ["**Checks**", "", "```text", *(line for c in view.checks for line in c.lines), "```", ""]
+        out += ["**Checks**", "", *md_fence(line for c in view.checks for line in c.lines), ""]
     for s in view.skills:
-        if not s.tables:
-            continue
-        is_open = " open" if s.ready is False else ""
-        out += [f"<details{is_open}><summary><b>{_html(s.name)}</b>: {_verdict(s)}</summary>", ""]
-        if view.command == "verify":
-            out += [f"Scores of the recorded run{f' ({s.recorded})' if s.recorded else ''}.", ""]
-        for t in s.tables:
-            out += [f"**{_cell(t.model)}**", "", *_table(t.rows), ""]
-        out += ["</details>", ""]
+        out += _skill_details(view, s)
     if view.result == "error" and view.log:
-        out += ["**Output**", "", "```text", *(line.replace("```", "'''") for line in view.log), "```", ""]
+        out += ["**Output**", "", *md_fence(view.log), ""]
     out.append(footer(view))
     return "\n".join(out) + "\n"
 
 
-def footer(view: GateView) -> str:
-    run = f"[The workflow run]({view.run_url})" if view.run_url else "The workflow run"
-    return f"{run} · config `{_cell(view.config)}` in `{_cell(view.working_directory)}`"
+def _change_of(view: GateView, name: str) -> SkillChange | None:
+    return view.comparison.skills.get(name) if view.comparison is not None else None
 
 
-def _table(rows: Sequence[Row]) -> list[str]:
-    out = ["| Scenario | Criterion | Baseline | With skill | Delta |", "| --- | --- | --- | --- | --- |"]
-    for r in rows:
-        delta = "–" if r.baseline is None or r.with_skill is None else f"{signed(r.with_skill - r.baseline)}pp"
-        scenario = f"{_cell(r.scenario)}{' *(critical)*' if r.critical else ''}"
-        out.append(
-            f"| {scenario} | {_cell(r.line)} | {_pct(r.baseline, r.baseline_n)} | "
-            f"{_pct(r.with_skill, r.with_skill_n)} | {delta} |"
-        )
+def _effect_lines(view: GateView) -> list[str]:
+    """Under the heading, one line per skill: its verdict, its effect against the base branch and
+    against no skill, each `+12pp (+3 to +21)` with its label."""
+    out = []
+    for s in view.skills:
+        change = _change_of(view, s.name)
+        if not s.tables and change is None:
+            continue
+        iv, low = pr_changes.rows_effect(s.tables)
+        line = pr_changes.skill_effects(s.name, change, view.comparison, iv, low)
+        out.append(f"- **{_cell(s.name)}** {_verdict(s)} · {line}")
     return out
 
 
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def _verdict_table(view: GateView) -> list[str]:
+    verify = view.command == "verify"
+    if verify:
+        out = ["| Skill | Verdict recorded | Since its last run | Why it blocks |", "| --- | --- | --- | --- |"]
+    else:
+        out = ["| Skill | Verdict | Why it blocks |", "| --- | --- | --- |"]
+    for s in view.skills:
+        why = "<br>".join(_reason(view, s, r) for r in s.reasons) if s.ready is False else ""
+        if verify:
+            since = "**changed**: run it again" if s.changed else f"unchanged ({s.recorded})".replace(" ()", "")
+            out.append(f"| {_cell(s.name)} | {_verdict(s)} | {since} | {why} |")
+        else:
+            out.append(f"| {_cell(s.name)} | {_verdict(s)} | {why} |")
+    return out
+
+
+def _reason(view: GateView, s: SkillView, reason: str) -> str:
+    """A blocking reason, with the noise note where its line's interval holds 0: the change against
+    the base for a `gate.previous` reason, the delta against no skill for the others."""
+    text = _cell(reason)
+    change = _change_of(view, s.name)
+    if reason.startswith("worse than the base") and change is not None:
+        for x in change.lines:
+            if f'"{x.line}"' in reason and x.scenario in reason and x.interval and x.interval.contains(0.0):
+                more = f"; about {reps_text(x.reps_to_decide)} reps per arm would decide it" if x.reps_to_decide else ""
+                return f"{text} ({pr_changes.NOISE_WORDS}: {pp(x.interval.low)} to {pp(x.interval.high)}pp{more})"
+        return text
+    for t in s.tables:
+        for r in t.rows:
+            if f'"{r.line}"' not in reason or r.scenario not in reason or t.model not in reason:
+                continue
+            found = pr_changes.row_interval(r.baseline_n, r.with_skill_n)
+            if found is None or not found[0].contains(0.0):
+                continue
+            iv, reps = found
+            now = min(int(r.baseline_n.split("/")[1]), int(r.with_skill_n.split("/")[1]))
+            more = f"; about {reps_text(reps)} reps per arm would decide it (now {now})" if iv.estimate else ""
+            return f"{text} ({pr_changes.NOISE_WORDS}: {pp(iv.low)} to {pp(iv.high)}pp{more})"
+    return text
+
+
+def _facts(view: GateView) -> list[str]:
+    facts = []
+    if view.models:
+        facts.append("Models: " + ", ".join(md_code(m) for m in view.models))
+    if view.reps is not None:
+        facts.append(f"Reps: {view.reps}")
+    if view.tokens:
+        facts.append("Tokens: " + "; ".join(f"{what} {i:,} in / {o:,} out" for what, (i, o) in view.tokens.items()))
+        base, skill = view.tokens.get("baseline"), view.tokens.get("with skill")
+        if base and skill and base[0]:
+            extra = skill[0] - base[0]
+            facts.append(f"the skill's extra input tokens: {extra:+,} ({signed(round(100 * extra / base[0]))}%)")
+    return facts
+
+
+def _skill_details(view: GateView, s: SkillView) -> list[str]:
+    change = _change_of(view, s.name)
+    if not s.tables and change is None:
+        return []
+    is_open = " open" if s.ready is False or (change is not None and pr_changes.moved_skill(change)) else ""
+    out = [f"<details{is_open}><summary><b>{html_text(s.name)}</b>: {_verdict(s)}</summary>", ""]
+    if change is not None and view.comparison is not None:
+        out += pr_changes.changes_table(change, view.comparison)
+        out += pr_changes.triggers_table(
+            change.base_triggers, change.head_triggers, pr_changes.base_name(view.comparison)
+        )
+    if view.command == "verify":
+        out += [f"Against no skill, in the recorded run{f' ({s.recorded})' if s.recorded else ''}:", ""]
+    elif s.tables:
+        out += ["Against no skill:", ""]
+    for t in s.tables:
+        out += [f"**{_cell(t.model)}**", "", *_table(t.rows), ""]
+    return [*out, "</details>", ""]
+
+
+def footer(view: GateView) -> str:
+    run = f"[The workflow run]({view.run_url})" if view.run_url else "The workflow run"
+    return f"{run} · config {md_code(view.config)} in {md_code(view.working_directory)}"
+
+
+def _table(rows: Sequence[Row]) -> list[str]:
+    """A model's lines against no skill, the ones that moved most first, each with its 95% interval
+    and a noise marker (▲ ▼ beyond the noise, ≈ within it)."""
+    out = ["| | Scenario | Criterion | Baseline | With skill | Delta (95%) |", "| --- | --- | --- | --- | --- | --- |"]
+    for r in sorted(rows, key=lambda r: -abs((r.with_skill or 0) - (r.baseline or 0))):
+        found = pr_changes.row_interval(r.baseline_n, r.with_skill_n)
+        mark = pr_changes.marker(found[0]) if found else ""
+        if r.baseline is None or r.with_skill is None:
+            delta = "–"
+        elif found is None:
+            delta = f"{signed(r.with_skill - r.baseline)}pp"
+        else:
+            iv = found[0]
+            delta = f"{signed(r.with_skill - r.baseline)}pp ({pp(iv.low)} to {pp(iv.high)})"
+        scenario = f"{_cell(r.scenario)}{' *(critical)*' if r.critical else ''}"
+        out.append(
+            f"| {mark} | {scenario} | {_cell(r.line)} | {_pct(r.baseline, r.baseline_n)} | "
+            f"{_pct(r.with_skill, r.with_skill_n)} | {delta} |"
+        )
+    return out
 
 
 def comment(view: GateView, limit: int = COMMENT_LIMIT) -> str:
@@ -195,14 +285,17 @@ def trim_markdown(text: str, limit: int, more: str) -> str:
             break
         kept.append(line)
         size += len(line) + 1
-    fence = False
+    fence = ""  # the open fence's backticks (quote.md_fence makes them longer than any run inside)
     details = 0
     for line in kept:
-        if line.startswith("```"):
-            fence = not fence
+        run = len(line) - len(line.lstrip("`"))
+        if not fence and run >= 3:
+            fence = "`" * run
+        elif fence and line.rstrip() == "`" * len(line.rstrip()) and run >= len(fence):
+            fence = ""
         elif not fence:
             details += line.count("<details") - line.count("</details>")
-    closers = (["```"] if fence else []) + [""] + ["</details>", ""] * max(details, 0)
+    closers = ([fence] if fence else []) + [""] + ["</details>", ""] * max(details, 0)
     left = len(lines) - len(kept)
     note = f"**Trimmed**: {left} more line(s) of this report did not fit in a comment; {more}."
     return "\n".join([*kept, *closers, note]) + "\n"

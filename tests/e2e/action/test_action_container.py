@@ -158,7 +158,7 @@ def test_run_on_the_signup_demo_as_the_runner_starts_it(image: str, network: tup
     (comment,) = gh.comments_on(PR)
     assert comment["body"].startswith("<!-- skill-be:.:skill-be.demo.yaml -->")
     assert (
-        "| new-signup *(critical)* | [test] answers 201 with the new user when the input is valid | 0% (0/2) | 100% (2/2) | +100pp |"
+        "| ▲ | new-signup *(critical)* | [test] answers 201 with the new user when the input is valid | 0% (0/2) | 100% (2/2) | +100pp (+7 to +100) |"
         in comment["body"]
     )
     (run,) = gh.check_runs.values()
@@ -216,7 +216,7 @@ def test_verify_with_a_committed_result_file(image: str, network: tuple[str, str
     assert "the last push's report" not in comment["body"]
     assert "| signup | ✅ READY | unchanged (2026-11-30) |" in comment["body"]
     assert (
-        "| new-signup *(critical)* | Never writes the password to a log | 33% (1/3) | 100% (3/3) | +67pp |"
+        "| ≈ | new-signup *(critical)* | Never writes the password to a log | 33% (1/3) | 100% (3/3) | +67pp (-6 to +94) |"
         in comment["body"]
     )
     assert [r.method for r in gh.writes()] == ["PATCH", "POST"]

@@ -28,7 +28,7 @@ def test_comment_is_created_then_updated_in_place(
     assert "| signup | ✅ READY | unchanged (2026-11-30) |" in body
     # The deltas behind verify: the recorded scores, with their sample sizes.
     assert (
-        "| new-signup *(critical)* | Validates the email before creating the account | 50% (1/2) | 100% (2/2) | +50pp |"
+        "| ≈ | new-signup *(critical)* | Validates the email before creating the account | 50% (1/2) | 100% (2/2) | +50pp (-27 to +91) |"
         in body
     )
     assert "<details><summary><b>signup</b>" in body  # READY: collapsed

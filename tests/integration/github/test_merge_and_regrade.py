@@ -17,8 +17,8 @@ from tests.support.fake_github import FakeGitHub
 
 PR = pull_request_event()["number"]
 ROW = (
-    "| new-signup *(critical)* | [test] answers 409 and saves nobody when the email is taken "
-    "| 0% (0/2) | 100% (2/2) | +100pp |"
+    "| ▲ | new-signup *(critical)* | [test] answers 409 and saves nobody when the email is taken "
+    "| 0% (0/2) | 100% (2/2) | +100pp (+7 to +100) |"
 )
 
 

@@ -29,7 +29,7 @@ def test_run_comments_deltas_and_points_at_the_run_folder(
     assert "skill-be run in `signup`: pass" in body
     assert "Models: `demo-model` · Reps: 2 · Tokens: baseline (estimated) " in body
     assert (
-        "| new-signup *(critical)* | [test] answers 409 and saves nobody when the email is taken | 0% (0/2) | 100% (2/2) | +100pp |"
+        "| ▲ | new-signup *(critical)* | [test] answers 409 and saves nobody when the email is taken | 0% (0/2) | 100% (2/2) | +100pp (+7 to +100) |"
         in body
     )
     # The job summary has the gate report and then the skill's own report.

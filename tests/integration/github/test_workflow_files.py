@@ -15,7 +15,10 @@ import skill_be
 from skill_be.github import inputs as action_inputs
 
 ROOT = Path(__file__).resolve().parents[3]
-WORKFLOWS = [*sorted((ROOT / ".github" / "workflows").glob("*.yml")), ROOT / "examples" / "workflows" / "skill-be.yml"]
+WORKFLOWS = [
+    *sorted((ROOT / ".github" / "workflows").glob("*.yml")),
+    *sorted((ROOT / "examples" / "workflows").glob("*.yml")),
+]
 
 
 def _tool(name: str) -> str:
@@ -57,7 +60,7 @@ def test_zizmor_finds_nothing_even_as_an_auditor() -> None:
         "--format",
         "plain",
         ".github/workflows",
-        "examples/workflows/skill-be.yml",
+        *(str(p.relative_to(ROOT)) for p in sorted((ROOT / "examples" / "workflows").glob("*.yml"))),
         "action.yml",
     )
     assert r.returncode == 0, r.stdout + r.stderr
@@ -76,7 +79,7 @@ def test_every_input_is_read_and_every_output_written() -> None:
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
     assert list(action["inputs"])[:4] == ["command", "args", "working-directory", "version"]  # the reference's
     source = Path(action_inputs.__file__).read_text(encoding="utf-8")
-    read = set(re.findall(r'_(?:input|flag)\(env, "([a-z-]+)"', source))
+    read = set(re.findall(r'_(?:input|flag|choice)\(env, "([a-z-]+)"', source))
     assert read == set(action["inputs"])
     code = (ROOT / "src" / "skill_be" / "github" / "action.py").read_text(encoding="utf-8")
     written = set(re.findall(r'^\s+"([a-z-]+)": ', code[code.index("def outputs(") :], re.MULTILINE))

@@ -46,9 +46,58 @@ def test_blocked_skill_opens_its_table_and_ready_collapses() -> None:
     body = render(view)
     assert "<details><summary><b>a</b>: ✅ READY</summary>" in body
     assert "<details open><summary><b>b</b>: ❌ NOT READY</summary>" in body
-    assert "| s1 *(critical)* | does it | 100% (2/2) | 50% (1/2) | -50pp |" in body
+    assert "| ≈ | s1 *(critical)* | does it | 100% (2/2) | 50% (1/2) | -50pp (-91 to +27) |" in body
     assert "Tokens: baseline 1,000 in / 200 out; with skill 3,000 in / 250 out" in body
     assert comment(view).startswith(marker(".", "skill-be.yaml") + "\n")
     assert check_run.conclusion(view) == "failure"
     assert check_run.conclusion(view._replace(fail_on_not_ready=False)) == "neutral"
     assert check_run.name(".") == "skill-be" and check_run.name("docs") == "skill-be (docs)"
+
+
+def test_a_long_comparison_is_trimmed_under_the_limit_with_its_blocks_closed() -> None:
+    from skill_be.engine.stats import newcombe
+    from skill_be.reports.pr_comment import COMMENT_LIMIT
+    from skill_be.results.compare import COMPARED, Comparison, LineChange, SkillChange
+
+    lines = tuple(
+        LineChange(
+            "m",
+            f"s{i % 40}",
+            f"criterion number {i} " + "x" * 60,
+            True,
+            COMPARED,
+            (i % 5, 5),
+            (1, 5),
+            (5, 5),
+            newcombe(5, 5, i % 5, 5),
+            12,
+        )
+        for i in range(3000)
+    )
+    c = Comparison("abc", "main at abc1234 (merge base)", {"big": SkillChange("big", "compared", lines)})
+    view = GateView("verify", "pass", "Result: pass", skills=(SkillView("big", True),), comparison=c)
+    body = comment(view)
+    assert len(body) <= COMMENT_LIMIT
+    assert body.count("<details") == body.count("</details>")
+    assert body.rstrip("\n").split("\n")[-1].startswith("**Trimmed**:")
+    # the lines that moved most come first, so what is cut is what moved least
+    kept = [x for x in body.split("\n") if x.startswith("| ▼ |") or x.startswith("| ≈ |")]
+    assert kept[0].startswith("| ▼ |") and "| 100% (5/5) | 0% (0/5) |" in kept[0]
+
+
+def test_trigger_rates_before_and_after() -> None:
+    from skill_be.results.compare import Comparison, SkillChange
+
+    def rates(recall: float, false: float) -> dict[str, object]:
+        pct = lambda p, n: {"hits": round(p * n / 100), "total": n, "percent": p, "low": 0, "high": 100}  # noqa: E731
+        return {"models": {"m": {"recall": pct(recall, 10), "falseTrigger": pct(false, 10), "nearMiss": pct(0, 10)}}}
+
+    change = SkillChange("demo", "compared", base_triggers=rates(60, 20), head_triggers=rates(90, 10))
+    c = Comparison("abc", "main at abc1234 (merge base)", {"demo": change})
+    body = render(GateView("verify", "pass", "Result: pass", skills=(SkillView("demo", True),), comparison=c))
+    assert "| m | 60% (6/10) → 90% (9/10) | 20% (2/10) → 10% (1/10) | 0% (0/10) → 0% (0/10) |" in body
+    # no triggers section: no table
+    plain = Comparison("abc", "main", {"demo": SkillChange("demo", "compared")})
+    assert "Trigger rates" not in render(
+        GateView("verify", "pass", "r", skills=(SkillView("demo", True),), comparison=plain)
+    )

@@ -1,0 +1,95 @@
+"""Two gate rules that read more than one run's lines: `gate.minDelta` and `gate.previous`.
+
+- `gate.minDelta: N` (skill-lens's `--min-delta`): the skill's **overall** effect over no skill (the
+  mean over scenarios and models of each scenario's mean line delta) must reach N percentage points.
+  Overall, not per scenario: a scenario the model already passes without the skill (100% in both
+  arms) cannot show a gain, and a per-scenario minimum would block a skill for what the model
+  already knows; harm in one scenario is the regression rule's job. Under `strict` the estimate
+  must reach N; under `evidence` the 95% interval's lower bound must.
+- `gate.previous: block | warn | off` (default `warn`): a critical scenario that got worse against
+  the base branch's (or the previous version's) recorded scores blocks, or is a warning. Under
+  `strict`, any critical line whose with-skill rate is lower than at the base; under `evidence`,
+  a critical scenario whose mean change has its whole 95% interval below 0. Lines that are not
+  comparable (the eval or its criteria changed) never count.
+
+Pure functions on constructed tables: the action applies them to the comparison it builds
+(github/base_compare.py); the engine can call `min_delta_reason` with its own overall interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from skill_be.engine.stats import Interval
+from skill_be.results.compare import COMPARED, SkillChange, overall
+
+
+class RuleOutcome(NamedTuple):
+    blocks: tuple[str, ...] = ()  # reasons that block the verdict
+    warnings: tuple[str, ...] = ()  # reasons shown without blocking
+
+
+def _pp(x: float) -> str:
+    v = round(x * 100)
+    return f"+{v}" if v >= 0 else str(v)
+
+
+def min_delta_reason(effect: Interval | None, min_delta: float | None, rule: str) -> str | None:
+    """The blocking reason when the overall effect falls short of `min_delta` points, else None."""
+    if min_delta is None:
+        return None
+    if effect is None:
+        return f"min delta: no scored line to measure the overall effect against {min_delta:g}pp"
+    value, what = (effect.low, "its 95% lower bound") if rule == "evidence" else (effect.estimate, "it")
+    if value * 100 >= min_delta:
+        return None
+    return (
+        f"min delta: the overall effect over no skill is {_pp(effect.estimate)}pp "
+        f"({_pp(effect.low)} to {_pp(effect.high)}); {what} must reach {min_delta:g}pp (gate.minDelta)"
+    )
+
+
+def worse_than_previous(change: SkillChange, rule: str) -> list[str]:
+    """Critical scenarios that got worse against the base, as reasons (module doc)."""
+    lines = [x for x in change.lines if x.critical and x.status == COMPARED and x.base is not None]
+    if rule != "evidence":
+        return [
+            f'worse than the base: {x.scenario} / {x.model} — "{x.line}": '
+            f"{_rate(x.base)}% → {_rate(x.head)}% ({_pp(_rate_f(x.head) - _rate_f(x.base))}pp)"
+            for x in lines
+            if x.base is not None and _rate_f(x.head) < _rate_f(x.base)
+        ]
+    out = []
+    units: dict[tuple[str, str], list[tuple[str, str, tuple[int, int], tuple[int, int]]]] = {}
+    for x in lines:
+        if x.base is not None:
+            units.setdefault((x.scenario, x.model), []).append((x.scenario, x.model, x.base, x.head))
+    for (scenario, model), items in units.items():
+        iv = overall(items)
+        if iv is not None and iv.high < 0:
+            out.append(
+                f"worse than the base (evidence): {scenario} / {model} — the scenario's mean change "
+                f"{_pp(iv.estimate)}pp ({_pp(iv.low)} to {_pp(iv.high)}) is below 0"
+            )
+    return out
+
+
+def previous_rule(changes: Sequence[SkillChange], mode: str, rule: str) -> dict[str, RuleOutcome]:
+    """`gate.previous` for each skill compared with the base: its reasons, blocking or warning."""
+    if mode == "off":
+        return {}
+    out: dict[str, RuleOutcome] = {}
+    for c in changes:
+        reasons = tuple(worse_than_previous(c, rule))
+        if reasons:
+            out[c.name] = RuleOutcome(blocks=reasons) if mode == "block" else RuleOutcome(warnings=reasons)
+    return out
+
+
+def _rate_f(counts: tuple[int, int]) -> float:
+    return counts[0] / counts[1] if counts[1] else 0.0
+
+
+def _rate(counts: tuple[int, int]) -> int:
+    return round(100 * _rate_f(counts))
