@@ -1,0 +1,115 @@
+"""The three pinned agent CLIs, driven by skill-be's drivers, as agents with tools in a workspace that
+is a git repository, against the scripted agent model on loopback. Each run proves several facts; the
+controls at the end switch one protection off and show the leak it stops."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_harness import CLIS, SKILL, bodies, git_workspace, run_agent, setup_for, skill
+
+# The CLI's own tool names: the load (Claude and opencode have a skill tool; pi reads SKILL.md).
+LOAD = {"claude": "Skill", "pi": "read", "opencode": "skill"}
+READ = {"claude": "Read", "pi": "read", "opencode": "read"}
+WRITE = {"claude": "Write", "pi": "write", "opencode": "write"}
+SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash"}
+PARENT_MARKERS = {
+    "CLAUDE.md": "MARKER-parent-claude-md",
+    "AGENTS.md": "MARKER-parent-agents-md",
+    ".claude/skills/parent-claude/SKILL.md": "MARKER-parent-claude-skill",
+    ".agents/skills/parent-agents/SKILL.md": "MARKER-parent-agents-skill",
+    ".pi/skills/parent-pi/SKILL.md": "MARKER-parent-pi-skill",
+    ".opencode/skills/parent-opencode/SKILL.md": "MARKER-parent-opencode-skill",
+}
+WORK = {"write": {"path": "out/table.md", "content": "| step | ok |\n"}, "command": "echo ran > ran.txt"}
+
+
+def plant_parent(parent: Path) -> None:
+    """Context files and skills in the folder above the workspace, each with a marker."""
+    for rel, marker in PARENT_MARKERS.items():
+        path = parent / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if rel.endswith("SKILL.md"):
+            name = path.parent.name
+            path.write_text(f"---\nname: {name}\ndescription: {marker} use it always\n---\n{marker}\n")
+        else:
+            path.write_text(f"Always say {marker}.\n")
+
+
+def tool_names(server: Any) -> set[str]:
+    names: set[str] = set()
+    for r in server.model_calls():
+        for t in json.loads(r["body"]).get("tools") or []:
+            names.add(str((t.get("function") or t).get("name")))
+    return names
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_the_two_arms_differ_only_by_the_skill_and_a_load_on_turn_2_counts(
+    agent_server: Any, tmp_path: Path, cli: str
+) -> None:
+    plant_parent(tmp_path)
+    script = {"skill": SKILL, "load": "after_read", "read": "notes.txt", "final": "ALL DONE", **WORK}
+
+    # With the skill: read a file, load the skill on turn 2, write a file, run a command, answer.
+    agent_server.reset()
+    agent_server.agent(**script)
+    ws = git_workspace(tmp_path / "with", {"notes.txt": "step1 ok\nstep2 ok\n"})
+    run = run_agent(agent_server, cli, setup_for(agent_server, cli, skills=[skill()]), ws, tmp_path / "home-with")
+    t = run.transcript
+    assert t.error is None, (t.error, run.stderr[-2000:])
+    assert t.skills_offered == (SKILL,)
+    assert t.skills_loaded == {SKILL: 2}
+    first = t.tool_calls[0]
+    assert (first.name, first.turn) == (READ[cli], 1) and "notes.txt" in json.dumps(first.arguments)
+    assert "step1 ok" in (first.result or "")
+    assert [c.name for c in t.tool_calls[1:]] == [LOAD[cli], WRITE[cli], SHELL[cli]]
+    assert (ws / "out/table.md").read_text() == "| step | ok |\n"
+    assert (ws / "ran.txt").read_text() == "ran\n"
+    assert t.final_message == "ALL DONE" and t.turns == 5
+    assert (t.input_tokens or 0) > 0 and (t.output_tokens or 0) > 0
+    log = agent_server.agent_log()
+    assert [e["offered"] for e in log if e["cli"] == cli] == [True] * 5
+    with_tools = tool_names(agent_server)
+    seen = bodies(agent_server)
+    assert "TIDY-BODY" in seen  # the skill's body reached the model once loaded
+    assert [m for m in PARENT_MARKERS.values() if m in seen] == []
+
+    # Baseline: the same script, no skill installed: nothing offered, nothing loaded, same tools.
+    agent_server.reset()
+    agent_server.agent(**script)
+    ws = git_workspace(tmp_path / "base", {"notes.txt": "step1 ok\nstep2 ok\n"})
+    base = run_agent(agent_server, cli, setup_for(agent_server, cli), ws, tmp_path / "home-base").transcript
+    assert base.error is None
+    assert base.skills_offered == () and base.skills_loaded == {}
+    assert [c.name for c in base.tool_calls] == [READ[cli], WRITE[cli], SHELL[cli]]
+    assert (ws / "out/table.md").is_file()
+    assert [e["offered"] for e in agent_server.agent_log()] == [False] * 4
+    assert tool_names(agent_server) == with_tools
+    assert SKILL not in bodies(agent_server)
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_naming_the_skill_without_calling_it_is_not_a_load(agent_server: Any, tmp_path: Path, cli: str) -> None:
+    agent_server.reset()
+    agent_server.agent(skill=SKILL, load="mention", final="I tidied it.")
+    ws = git_workspace(tmp_path / "ws", {"notes.txt": "x\n"})
+    t = run_agent(agent_server, cli, setup_for(agent_server, cli, skills=[skill()]), ws, tmp_path / "home").transcript
+    assert t.error is None
+    assert t.skills_offered == (SKILL,)
+    assert SKILL in t.final_message and t.skills_loaded == {}
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_a_run_that_goes_on_ends_at_the_turn_limit_as_an_error(agent_server: Any, tmp_path: Path, cli: str) -> None:
+    agent_server.reset()
+    agent_server.agent(skill=SKILL, forever=True)
+    ws = git_workspace(tmp_path / "ws", {})
+    run = run_agent(agent_server, cli, setup_for(agent_server, cli, max_turns=3), ws, tmp_path / "home", timeout=60)
+    t = run.transcript
+    assert t.error is not None and "turn limit" in t.error, (t.error, run.stdout[-1500:], run.stderr[-1500:])
+    assert 3 <= t.turns <= 4
+    assert len(agent_server.model_calls()) <= 5
