@@ -154,8 +154,8 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     offered = bool(skill) and skill in system
     step = tool_steps_so_far(req)
     base = {"cli": cli, "offered": offered, "step": step}
-    if not tools:
-        return {**base, "kind": "text", "text": "skill-be agent test"}
+    if not tools:  # a side call (opencode's title, ...): not the agent's turn
+        return {**base, "cli": "none", "kind": "text", "text": "skill-be agent test"}
     m = _CWD.search(system)
     cwd = str(script.get("cwd") or (m.group(1) if m else "."))
 
