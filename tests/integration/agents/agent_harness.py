@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -108,19 +108,16 @@ def write_files(launch: Launch, allowed: Sequence[Path]) -> None:
 
 
 def run_agent(server: Any, cli: str, setup: AgentSetup, workspace: Path, home: Path, timeout: float = 90,
-              env_change: Mapping[str, str | None] | None = None) -> Run:  # fmt: skip
+              tamper: Callable[[list[str], dict[str, str]], None] | None = None) -> Run:  # fmt: skip
     """Prepare, write the launch's files, run the real CLI (in the server's namespace), parse."""
     home.mkdir(parents=True, exist_ok=True)
     d = driver(cli, path=child_path())
     launch = d.prepare(setup, PurePosixPath(workspace), PurePosixPath(home))
     write_files(launch, [home, workspace])
-    env = dict(launch.env)
-    for k, v in (env_change or {}).items():  # the controls switch a protection off here
-        if v is None:
-            env.pop(k, None)
-        else:
-            env[k] = v
-    argv = [shutil.which(launch.argv[0], path=env["PATH"]) or launch.argv[0], *launch.argv[1:]]
+    env, argv = dict(launch.env), list(launch.argv)
+    if tamper is not None:  # the controls switch a protection off here
+        tamper(argv, env)
+    argv = [shutil.which(argv[0], path=env["PATH"]) or argv[0], *argv[1:]]
     if IN_NETNS:
         argv = ["/usr/bin/nsenter", "--target", str(server.proc.pid), "--net", "--", *argv]
     start = time.monotonic()
@@ -139,3 +136,25 @@ def run_agent(server: Any, cli: str, setup: AgentSetup, workspace: Path, home: P
 
 def bodies(server: Any) -> str:
     return "\n".join(r["body"] for r in server.model_calls())
+
+
+PARENT_MARKERS = {
+    "CLAUDE.md": "MARKER-parent-claude-md",
+    "AGENTS.md": "MARKER-parent-agents-md",
+    ".claude/skills/parent-claude/SKILL.md": "MARKER-parent-claude-skill",
+    ".agents/skills/parent-agents/SKILL.md": "MARKER-parent-agents-skill",
+    ".pi/skills/parent-pi/SKILL.md": "MARKER-parent-pi-skill",
+    ".opencode/skills/parent-opencode/SKILL.md": "MARKER-parent-opencode-skill",
+}
+
+
+def plant_parent(parent: Path) -> None:
+    """Context files and skills in the folder above the workspace, each with a marker."""
+    for rel, marker in PARENT_MARKERS.items():
+        path = parent / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if rel.endswith("SKILL.md"):
+            name = path.parent.name
+            path.write_text(f"---\nname: {name}\ndescription: {marker} use it always\n---\n{marker}\n")
+        else:
+            path.write_text(f"Always say {marker}.\n")

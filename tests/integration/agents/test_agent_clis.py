@@ -9,34 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_harness import CLIS, SKILL, bodies, git_workspace, run_agent, setup_for, skill
+from agent_harness import CLIS, PARENT_MARKERS, SKILL, bodies, git_workspace, plant_parent, run_agent, setup_for, skill
 
 # The CLI's own tool names: the load (Claude and opencode have a skill tool; pi reads SKILL.md).
 LOAD = {"claude": "Skill", "pi": "read", "opencode": "skill"}
 READ = {"claude": "Read", "pi": "read", "opencode": "read"}
 WRITE = {"claude": "Write", "pi": "write", "opencode": "write"}
 SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash"}
-PARENT_MARKERS = {
-    "CLAUDE.md": "MARKER-parent-claude-md",
-    "AGENTS.md": "MARKER-parent-agents-md",
-    ".claude/skills/parent-claude/SKILL.md": "MARKER-parent-claude-skill",
-    ".agents/skills/parent-agents/SKILL.md": "MARKER-parent-agents-skill",
-    ".pi/skills/parent-pi/SKILL.md": "MARKER-parent-pi-skill",
-    ".opencode/skills/parent-opencode/SKILL.md": "MARKER-parent-opencode-skill",
-}
 WORK = {"write": {"path": "out/table.md", "content": "| step | ok |\n"}, "command": "echo ran > ran.txt"}
-
-
-def plant_parent(parent: Path) -> None:
-    """Context files and skills in the folder above the workspace, each with a marker."""
-    for rel, marker in PARENT_MARKERS.items():
-        path = parent / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if rel.endswith("SKILL.md"):
-            name = path.parent.name
-            path.write_text(f"---\nname: {name}\ndescription: {marker} use it always\n---\n{marker}\n")
-        else:
-            path.write_text(f"Always say {marker}.\n")
 
 
 def tool_names(server: Any) -> set[str]:
