@@ -19,6 +19,7 @@ the request alone, so one server serves many runs at once:
      "write": {"path": "out.txt", "content": "..."},   written with the CLI's own write tool
      "command": "echo ran > ran.txt",                  run with the CLI's own shell tool
      "final": "DONE",             the last answer's text
+     "mention": "other-skill",    a skill the last answer names (without loading it)
      "forever": false,            true: call the shell tool on every turn and never answer (limit tests)
      "cwd": null}                 the workspace as the CLI sees it; null: read from the system prompt
 
@@ -167,8 +168,9 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     steps = plan(script, offered)
     if step >= len(steps):
         text = str(script.get("final", "DONE"))
-        if script.get("load") == "mention":
-            text += f" (the {skill} skill would fit here, but I did not need it)"
+        named = script.get("mention") or (skill if script.get("load") == "mention" else None)
+        if named:
+            text += f" (the {named} skill would fit here, but I did not need it)"
         return {**base, "kind": "text", "text": text}
     kind, arg = steps[step]
     if kind == "load":

@@ -1,13 +1,13 @@
 """Claude Code (`claude` 2.1.197) as an agent: `claude -p --output-format stream-json --verbose`.
 
 Where skills go: the user-level skill folder of a private config dir, `<home>/.claude/skills/<name>/`
-(CLAUDE_CONFIG_DIR=<home>/.claude), found because `--setting-sources user,project` includes `user`;
+(CLAUDE_CONFIG_DIR=<home>/.claude), found through `--setting-sources user` (that private folder and
+nothing else: no project settings, skills or CLAUDE.md of the workspace or its parents, git or not);
 the workspace itself is left as the scenario wrote it. Isolation: the one-shot adapter's environment
 (auto memory off, no non-essential traffic, no retries), no MCP servers (`--strict-mcp-config`), no
-bundled skills (CLAUDE_CODE_DISABLE_BUNDLED_SKILLS), no CLAUDE.md anywhere (CLAUDE_CODE_DISABLE_CLAUDE_MDS:
-a parent folder's CLAUDE.md is read even in a git workspace), only the tools asked for (`--tools`),
-each allowed without a prompt (`--allowedTools`). Project skills of a *parent* folder are found only
-when the workspace is not a git repository: the caller makes it one.
+bundled skills (CLAUDE_CODE_DISABLE_BUNDLED_SKILLS), no CLAUDE.md anywhere (CLAUDE_CODE_DISABLE_CLAUDE_MDS,
+a second lock: with the `project` source a parent folder's CLAUDE.md is read even in a git workspace),
+only the tools asked for (`--tools`), each allowed without a prompt (`--allowedTools`).
 
 A load: the `Skill {"skill": name}` tool call, answered by a user event with
 `tool_use_result: {"success": true, "commandName": name}`; a `Read` of an installed SKILL.md counts too.
@@ -58,7 +58,9 @@ class ClaudeDriver:
         argv = [
             self.bin, "-p", "--output-format", "stream-json", "--verbose",
             "--model", setup.endpoint.model,
-            "--setting-sources", "user,project",  # user = the private config dir: only the skills we install
+            # Only the private config dir: no project settings, skills or CLAUDE.md from the workspace or
+            # its parents (with `project`, a non-git workspace gets its parents' .claude/skills).
+            "--setting-sources", "user",
             "--strict-mcp-config",
             "--tools", tools, "--allowedTools", tools,
             "--max-turns", str(setup.limits.max_turns),
@@ -145,17 +147,6 @@ class ClaudeDriver:
             t.fail(f"API error {status}: {detail}" if status else detail)
         if isinstance(result, str):
             t.final = result
-
-
-def describe(setup: AgentSetup) -> Mapping[str, object]:
-    """What summary.json can record about the isolation of a claude run."""
-    return {
-        "skillsDir": "<home>/.claude/skills (CLAUDE_CONFIG_DIR=<home>/.claude)",
-        "flags": ["--setting-sources user,project", "--strict-mcp-config", "--tools", "--allowedTools",
-                  "--max-turns", "--no-session-persistence"],
-        "env": sorted(AGENT_ENV),
-        "tools": ClaudeDriver().tools(setup),
-    }  # fmt: skip
 
 
 def create(**options: str) -> ClaudeDriver:

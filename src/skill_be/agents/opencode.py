@@ -13,7 +13,8 @@ A load: a `tool_use` event for the `skill` tool, status `completed`, input `{"na
 
 Turn limit: the agent's `steps` only asks the model to stop (and keeps running its tools when it
 does not), so the launch runs opencode under a small python3 wrapper (turn_limit.py) that ends the
-run when turn `maxTurns + 1` starts and prints an error event.
+run when turn `maxTurns + 1` starts and prints an error event. The same wrapper gives opencode the
+prompt on stdin (as an argument, opencode would wrap a prompt with spaces in quotes).
 """
 
 from __future__ import annotations
@@ -84,8 +85,11 @@ class OpencodeDriver:
             raise ValueError(f'opencode speaks the openai or anthropic API here, not "{ep.provider}"')
         skills_dir = home / "skills"
         wrapper = home / ".skill-be" / "turn_limit.py"
+        prompt = home / ".skill-be" / "prompt.txt"
         files = skill_files(skills_dir, setup.skills)
         files[wrapper] = WRAPPER.encode()
+        # On stdin, not as an argument: opencode wraps an argument with spaces in quotes.
+        files[prompt] = setup.prompt.encode()
         for d in ("config", "state", "cache", "data"):
             files[home / d / ".keep"] = b""  # opencode crashes when these cannot be made
         env = {**FIXED_ENV, "HOME": str(home), "OPENCODE_TEST_HOME": str(home), "PATH": self.path,
@@ -96,9 +100,9 @@ class OpencodeDriver:
             env["OPENCODE_AUTH_CONTENT"] = json.dumps(
                 {PROVIDER if ep.base_url else ep.provider: {"type": "api", "key": ep.api_key}}
             )
-        argv = [self.python, str(wrapper), str(setup.limits.max_turns), TURN_MARKER,
+        argv = [self.python, str(wrapper), str(setup.limits.max_turns), TURN_MARKER, str(prompt),
                 self.bin, "run", "-m", self.model(setup), "--agent", AGENT, "--title", "skill-be", "--pure",
-                "--format", "json", "--dir", str(workspace), setup.prompt]  # fmt: skip
+                "--format", "json", "--dir", str(workspace)]  # fmt: skip
         return Launch(argv=argv, env=env, files=files, cwd=workspace)
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:

@@ -2,15 +2,21 @@
 model to stop and keeps running tools for a model that goes on). The launch runs this program with
 python3, written into the private home: it starts the CLI in the same process group (so a caller that
 kills the group kills both), copies its stdout line by line, counts the lines that start a model
-turn, and when turn `max + 1` starts it kills the CLI and prints one `{"type": "error", "error": {"name": "SkillBeTurnLimit", ...}}` line."""
+turn, and when turn `max + 1` starts it kills the CLI and prints one error event:
+`{"type": "error", "error": {"name": "SkillBeTurnLimit", ...}}`. It also feeds the CLI's stdin from a
+file: opencode quotes a message argument that has spaces, but takes stdin as it is.
+
+Arguments: MAX_TURNS TURN_MARKER STDIN_FILE ('' for none) ARGV...
+"""
 
 from __future__ import annotations
 
 WRAPPER = r"""# skill-be: end a CLI run at a turn limit (written by skill-be; see skill_be/agents/turn_limit.py).
 import json, os, signal, subprocess, sys
 
-max_turns, marker, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-child = subprocess.Popen(argv, stdout=subprocess.PIPE)  # same process group: the caller's kill reaches it
+max_turns, marker, stdin_file, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+stdin = open(stdin_file, "rb") if stdin_file else subprocess.DEVNULL
+child = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE)  # same process group: the caller's kill reaches it
 
 
 def stop(*_):

@@ -94,9 +94,9 @@ class Run:
 
 def setup_for(server: Any, cli: str, prompt: str = "Here is my build log: step1 ok; step2 ok. Tidy it.",
               skills: Sequence[SkillToInstall] = (), max_turns: int = 10,
-              tools: Sequence[str] | None = None) -> AgentSetup:  # fmt: skip
-    return AgentSetup(prompt=prompt, endpoint=endpoint(server, cli), skills=tuple(skills), tools=tools,
-                      limits=AgentLimits(max_turns=max_turns, timeout_seconds=90))  # fmt: skip
+              tools: Sequence[str] | None = None, max_tokens: int | None = None) -> AgentSetup:  # fmt: skip
+    limits = AgentLimits(max_turns=max_turns, timeout_seconds=90, max_tokens=max_tokens)
+    return AgentSetup(prompt=prompt, endpoint=endpoint(server, cli), skills=tuple(skills), tools=tools, limits=limits)
 
 
 def write_files(launch: Launch, allowed: Sequence[Path]) -> None:

@@ -16,7 +16,22 @@ LOAD = {"claude": "Skill", "pi": "read", "opencode": "skill"}
 READ = {"claude": "Read", "pi": "read", "opencode": "read"}
 WRITE = {"claude": "Write", "pi": "write", "opencode": "write"}
 SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash"}
+NEIGHBOUR = "iso-dates"
 WORK = {"write": {"path": "out/table.md", "content": "| step | ok |\n"}, "command": "echo ran > ran.txt"}
+
+
+def user_texts(body: dict[str, Any]) -> list[str]:
+    """The text of each user message (and each text block of one) in a request body."""
+    out: list[str] = []
+    for m in body.get("messages") or []:
+        if m.get("role") != "user":
+            continue
+        content = m.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        else:
+            out += [str(c.get("text")) for c in content or [] if isinstance(c, dict) and c.get("type") == "text"]
+    return out
 
 
 def tool_names(server: Any) -> set[str]:
@@ -73,14 +88,24 @@ def test_the_two_arms_differ_only_by_the_skill_and_a_load_on_turn_2_counts(
 
 
 @pytest.mark.parametrize("cli", CLIS)
-def test_naming_the_skill_without_calling_it_is_not_a_load(agent_server: Any, tmp_path: Path, cli: str) -> None:
+def test_a_neighbour_loaded_is_recorded_by_name_and_naming_a_skill_is_not_a_load(
+    agent_server: Any, tmp_path: Path, cli: str
+) -> None:
     agent_server.reset()
-    agent_server.agent(skill=SKILL, load="mention", final="I tidied it.")
+    agent_server.agent(skill=NEIGHBOUR, load="offered", mention=SKILL, final="I tidied it.")
     ws = git_workspace(tmp_path / "ws", {"notes.txt": "x\n"})
-    t = run_agent(agent_server, cli, setup_for(agent_server, cli, skills=[skill()]), ws, tmp_path / "home").transcript
+    neighbour = skill(NEIGHBOUR, "Format dates as ISO 8601. Use for dates.", "NEIGHBOUR-BODY\n")
+    setup = setup_for(agent_server, cli, prompt="-x: fix the dates", skills=[skill(), neighbour], max_tokens=321)
+    t = run_agent(agent_server, cli, setup, ws, tmp_path / "home").transcript
     assert t.error is None
-    assert t.skills_offered == (SKILL,)
-    assert SKILL in t.final_message and t.skills_loaded == {}
+    assert sorted(t.skills_offered or ()) == sorted([SKILL, NEIGHBOUR])
+    assert SKILL in t.final_message and t.skills_loaded == {NEIGHBOUR: 1}
+    agent_calls = [json.loads(r["body"]) for r in agent_server.model_calls() if json.loads(r["body"]).get("tools")]
+    assert agent_calls and all(SKILL in json.dumps(b) and NEIGHBOUR in json.dumps(b) for b in agent_calls)
+    # The prompt arrives as the user wrote it (pi, which has no `--`, adds one leading space to a "-" prompt).
+    assert any(p.strip() == "-x: fix the dates" for p in user_texts(agent_calls[0]))
+    # maxTokens reaches the request, per model response.
+    assert {b.get("max_tokens") or b.get("max_completion_tokens") for b in agent_calls} == {321}
 
 
 @pytest.mark.parametrize("cli", CLIS)

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from agent_harness import CLIS, PARENT_MARKERS, SKILL, bodies, git_workspace, plant_parent, run_agent, setup_for, skill
 
+WORKSPACE_SKILLS = {
+    f"{d}/skills/ws-{n}/SKILL.md": f"---\nname: ws-{n}\ndescription: MARKER-workspace-skill\n---\nx\n"
+    for d, n in ((".claude", "claude"), (".agents", "agents"), (".pi", "pi"))
+}
 Tamper = Callable[[list[str], dict[str, str]], None]
-# Where each driver's protection does not depend on git, the protected run uses a plain folder.
-GIT = {"claude": True, "pi": False, "opencode": False}
 OPENCODE_SKILL_ENV = (
     "OPENCODE_DISABLE_EXTERNAL_SKILLS",
     "OPENCODE_DISABLE_CLAUDE_CODE",
@@ -37,6 +39,14 @@ def drop_arg(flag: str) -> Tamper:
     return tamper
 
 
+def claude_project_source(*drop: str) -> Tamper:
+    def tamper(argv: list[str], env: dict[str, str]) -> None:
+        argv[argv.index("--setting-sources") + 1] = "user,project"
+        drop_env(*drop)(argv, env)
+
+    return tamper
+
+
 def allow_customize_opencode(argv: list[str], env: dict[str, str]) -> None:
     config = json.loads(env["OPENCODE_CONFIG_CONTENT"])
     config["agent"]["skill-be"]["permission"]["skill"] = "allow"
@@ -52,7 +62,8 @@ def answer_only(server: Any) -> None:
 def test_nothing_of_the_parent_folder_reaches_the_agent(agent_server: Any, tmp_path: Path, cli: str) -> None:
     plant_parent(tmp_path)
     answer_only(agent_server)
-    ws = git_workspace(tmp_path / "ws", {"notes.txt": "x\n"}, git=GIT[cli])
+    # Not a git repository: no driver relies on git to stop the discovery in parent folders.
+    ws = git_workspace(tmp_path / "ws", {"notes.txt": "x\n", **WORKSPACE_SKILLS}, git=False)
     t = run_agent(agent_server, cli, setup_for(agent_server, cli, skills=[skill()]), ws, tmp_path / "home").transcript
     assert t.error is None and t.final_message == "ok"
     assert t.skills_offered == (SKILL,)
@@ -60,12 +71,15 @@ def test_nothing_of_the_parent_folder_reaches_the_agent(agent_server: Any, tmp_p
     assert SKILL in seen
     assert [m for m in PARENT_MARKERS.values() if m in seen] == []
     assert "customize-opencode" not in seen  # opencode's built-in skill is hidden too
+    assert "MARKER-workspace-skill" not in seen  # only the skills skill-be installs are offered
 
 
 CONTROLS = [
     # (cli, git workspace, what is switched off, what then reaches the model)
-    ("claude", True, drop_env("CLAUDE_CODE_DISABLE_CLAUDE_MDS"), "MARKER-parent-claude-md"),
-    ("claude", False, None, "MARKER-parent-claude-skill"),  # the caller's part: the workspace is a git repo
+    # Claude's `project` setting source finds a parent's skills when the workspace is not a git repo,
+    # and a parent's CLAUDE.md even when it is, unless CLAUDE_CODE_DISABLE_CLAUDE_MDS (a second lock).
+    ("claude", False, claude_project_source(), "MARKER-parent-claude-skill"),
+    ("claude", True, claude_project_source("CLAUDE_CODE_DISABLE_CLAUDE_MDS"), "MARKER-parent-claude-md"),
     ("pi", False, drop_arg("--no-skills"), "MARKER-parent-agents-skill"),
     ("pi", False, drop_arg("--no-context-files"), "MARKER-parent-agents-md"),
     # Three variables each hide some of the skill folders opencode looks for up the tree.
@@ -76,7 +90,7 @@ CONTROLS = [
 
 @pytest.mark.parametrize(("cli", "git", "tamper", "leak"), CONTROLS, ids=[f"{c[0]}-{c[3]}" for c in CONTROLS])
 def test_control_without_the_protection_the_parent_leaks(
-    agent_server: Any, tmp_path: Path, cli: str, git: bool, tamper: Tamper | None, leak: str
+    agent_server: Any, tmp_path: Path, cli: str, git: bool, tamper: Tamper, leak: str
 ) -> None:
     plant_parent(tmp_path)
     answer_only(agent_server)

@@ -41,7 +41,10 @@ def test_a_launch_writes_only_under_home_keeps_the_key_out_of_files_and_the_call
     assert KEY not in " ".join(launch.argv)
     assert "canary-value" not in json.dumps(dict(launch.env)) and "SKILL_BE_CANARY" not in launch.env
     assert launch.env["HOME"] == str(HOME)
-    assert launch.argv[-1] == "do it"
+    if cli == "opencode":  # on stdin, through the wrapper: opencode quotes an argument with spaces
+        assert launch.files[HOME / ".skill-be" / "prompt.txt"] == b"do it"
+    else:
+        assert launch.argv[-1] == "do it"
 
 
 def test_default_and_chosen_tools_keep_the_skill_tool_where_the_cli_has_one() -> None:
