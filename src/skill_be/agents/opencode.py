@@ -13,8 +13,10 @@ A load: a `tool_use` event for the `skill` tool, status `completed`, input `{"na
 
 Turn limit: the agent's `steps` only asks the model to stop (and keeps running its tools when it
 does not), so the launch runs opencode under a small python3 wrapper (turn_limit.py) that ends the
-run when turn `maxTurns + 1` starts and prints an error event. The same wrapper gives opencode the
-prompt on stdin (as an argument, opencode would wrap a prompt with spaces in quotes).
+run when turn `maxTurns + 1` starts and prints an error event. The same wrapper ends the run at
+opencode's first "stream error" log line (a failed model request, which opencode would retry for
+about a minute), and gives opencode the prompt on stdin (as an argument, opencode would wrap a
+prompt with spaces in quotes).
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 AGENT = "skill-be"
 PROVIDER = "skill-be"
 TURN_MARKER = '"type":"step_start"'
+# opencode's log line for a failed request of the agent's own model (small=true is the title call,
+# whose failure opencode shrugs off); group 1 is the provider's message.
+API_ERROR = r'level=ERROR .*message="stream error".* small=false .*?error\.error="((?:[^"\\]|\\.)*)"'
 SDKS = {"openai": "@ai-sdk/openai-compatible", "anthropic": "@ai-sdk/anthropic"}
 # opencode's permission names: write and patch come under edit.
 PERMISSION_OF = {"write": "edit", "patch": "edit", "multiedit": "edit"}
@@ -101,8 +106,9 @@ class OpencodeDriver:
                 {PROVIDER if ep.base_url else ep.provider: {"type": "api", "key": ep.api_key}}
             )
         argv = [self.python, str(wrapper), str(setup.limits.max_turns), TURN_MARKER, str(prompt),
+                API_ERROR,
                 self.bin, "run", "-m", self.model(setup), "--agent", AGENT, "--title", "skill-be", "--pure",
-                "--format", "json", "--dir", str(workspace)]  # fmt: skip
+                "--format", "json", "--dir", str(workspace), "--print-logs", "--log-level", "ERROR"]  # fmt: skip
         return Launch(argv=argv, env=env, files=files, cwd=workspace)
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:

@@ -118,3 +118,20 @@ def test_a_run_that_goes_on_ends_at_the_turn_limit_as_an_error(agent_server: Any
     assert t.error is not None and "turn limit" in t.error, (t.error, run.stdout[-1500:], run.stderr[-1500:])
     assert 3 <= t.turns <= 4
     assert len(agent_server.model_calls()) <= 5
+
+
+@pytest.mark.parametrize("cli", CLIS)
+def test_an_api_error_ends_the_run_as_the_transcripts_error_without_retrying(
+    agent_server: Any, tmp_path: Path, cli: str
+) -> None:
+    agent_server.reset()
+    agent_server.agent(skill=SKILL, load="never", final="never reached")
+    agent_server.script(queue=[{"kind": "status", "status": 500}] * 6)
+    ws = git_workspace(tmp_path / "ws", {})
+    run = run_agent(agent_server, cli, setup_for(agent_server, cli), ws, tmp_path / "home", timeout=60)
+    t = run.transcript
+    assert t.error is not None and "500" in t.error, (t.error, run.stdout[-1500:], run.stderr[-1500:])
+    assert t.final_message != "never reached"
+    # Each CLI's own retries are off (opencode's are cut at its first failed request): at most one
+    # more call (opencode's title request) than the one that failed.
+    assert len(agent_server.model_calls()) <= 2
