@@ -20,11 +20,18 @@ from pathlib import PurePosixPath
 
 from skill_be.adapters.claude_cli import ISOLATION_ENV, _usage
 from skill_be.agents.base import AgentSetup, Launch, Transcript
-from skill_be.agents.events import TranscriptBuilder, as_dict, events, skill_file_read, skill_files, text_of
+from skill_be.agents.events import (
+    DEFAULT_PATH,
+    TranscriptBuilder,
+    as_dict,
+    events,
+    skill_file_read,
+    skill_files,
+    text_of,
+)
 
 DEFAULT_TOOLS = ("Read", "Write", "Edit", "Bash")
 SKILL_TOOL = "Skill"  # always offered, so both arms have the same tools and a skill can be loaded
-DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 AGENT_ENV = {
     **ISOLATION_ENV,
     "CLAUDE_CODE_DISABLE_BUNDLED_SKILLS": "1",  # deep-research, verify, ... would be offered in both arms

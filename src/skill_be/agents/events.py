@@ -10,6 +10,9 @@ from pathlib import PurePosixPath
 
 from skill_be.agents.base import AgentSetup, SkillToInstall, ToolCall, Transcript
 
+# The PATH a launch gets unless the caller names another: skill-be's image keeps the CLIs in
+# /opt/agent-clis/bin (the Dockerfile), and python3, git and rg in the system folders.
+DEFAULT_PATH = "/opt/agent-clis/bin:/usr/local/bin:/usr/bin:/bin"
 RESULT_LIMIT = 2000  # characters of a tool result kept in the transcript
 CUT_NOTE = "\n[... {n} more characters cut by skill-be]"
 

@@ -27,12 +27,19 @@ from pathlib import PurePosixPath
 
 from skill_be.adapters.opencode_cli import FIXED_ENV
 from skill_be.agents.base import AgentSetup, Launch, Transcript
-from skill_be.agents.events import TranscriptBuilder, as_dict, as_int, events, skill_file_read, skill_files
+from skill_be.agents.events import (
+    DEFAULT_PATH,
+    TranscriptBuilder,
+    as_dict,
+    as_int,
+    events,
+    skill_file_read,
+    skill_files,
+)
 from skill_be.agents.turn_limit import WRAPPER
 
 DEFAULT_TOOLS = ("read", "write", "edit", "bash")
 SKILL_TOOL = "skill"  # always on, so both arms have the same tools and a skill can be loaded
-DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 AGENT = "skill-be"
 PROVIDER = "skill-be"
 TURN_MARKER = '"type":"step_start"'

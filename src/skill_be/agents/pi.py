@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 from skill_be.adapters.pi_cli import ISOLATION_FLAGS, SETTINGS
 from skill_be.agents.base import AgentSetup, Launch, Transcript
 from skill_be.agents.events import (
+    DEFAULT_PATH,
     TranscriptBuilder,
     as_dict,
     as_int,
@@ -36,7 +37,6 @@ from skill_be.agents.events import (
 )
 
 DEFAULT_TOOLS = ("read", "write", "edit", "bash")
-DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 PROVIDER = "skill-be"  # the custom provider's name in models.json, when the endpoint has a base URL
 KEY_VAR = "SKILL_BE_AGENT_API_KEY"  # models.json names this variable; the key itself is in the env only
 APIS = {"openai": "openai-completions", "anthropic": "anthropic-messages"}

@@ -17,6 +17,10 @@ READ = {"claude": "Read", "pi": "read", "opencode": "read"}
 WRITE = {"claude": "Write", "pi": "write", "opencode": "write"}
 SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash"}
 NEIGHBOUR = "iso-dates"
+WORKSPACE_SKILLS = {
+    f"{d}/skills/ws-{n}/SKILL.md": f"---\nname: ws-{n}\ndescription: MARKER-workspace-skill\n---\nx\n"
+    for d, n in ((".claude", "claude"), (".agents", "agents"), (".pi", "pi"))
+}
 WORK = {"write": {"path": "out/table.md", "content": "| step | ok |\n"}, "command": "echo ran > ran.txt"}
 
 
@@ -49,10 +53,12 @@ def test_the_two_arms_differ_only_by_the_skill_and_a_load_on_turn_2_counts(
     plant_parent(tmp_path)
     script = {"skill": SKILL, "load": "after_read", "read": "notes.txt", "final": "ALL DONE", **WORK}
 
-    # With the skill: read a file, load the skill on turn 2, write a file, run a command, answer.
+    # With the skill: read a file, load the skill on turn 2, write a file, run a command, answer. This
+    # workspace is no git repository and has skill folders of its own: no driver relies on git to
+    # stop the discovery in parent folders, and only the skills skill-be installs are offered.
     agent_server.reset()
     agent_server.agent(**script)
-    ws = git_workspace(tmp_path / "with", {"notes.txt": "step1 ok\nstep2 ok\n"})
+    ws = git_workspace(tmp_path / "with", {"notes.txt": "step1 ok\nstep2 ok\n", **WORKSPACE_SKILLS}, git=False)
     run = run_agent(agent_server, cli, setup_for(agent_server, cli, skills=[skill()]), ws, tmp_path / "home-with")
     t = run.transcript
     assert t.error is None, (t.error, run.stderr[-2000:])
@@ -72,6 +78,8 @@ def test_the_two_arms_differ_only_by_the_skill_and_a_load_on_turn_2_counts(
     seen = bodies(agent_server)
     assert "TIDY-BODY" in seen  # the skill's body reached the model once loaded
     assert [m for m in PARENT_MARKERS.values() if m in seen] == []
+    assert "MARKER-workspace-skill" not in seen
+    assert "customize-opencode" not in seen  # opencode's built-in skill is hidden too
 
     # Baseline: the same script, no skill installed: nothing offered, nothing loaded, same tools.
     agent_server.reset()
