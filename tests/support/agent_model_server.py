@@ -37,7 +37,6 @@ import json
 import os
 import re
 import sys
-import threading
 import time
 import uuid
 from typing import Any
@@ -305,7 +304,6 @@ class AgentServer(mms.MockServer):
             raise RuntimeError(f"the agent model server did not start (exit {self.proc.poll()})")
         self.port = int(line)
         self.base_url = f"http://127.0.0.1:{self.port}"
-        self._lock = threading.Lock()
 
     def agent(self, **script: Any) -> None:
         self._call("POST", "/__mock/agent", script)
