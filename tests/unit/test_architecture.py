@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 SIDEWAYS: Mapping[tuple[str, str], str] = {
     ("codetests", "checks"): "code tests use the checks' TypeScript finder and coverage names",
+    ("agents", "adapters"): "the agent drivers reuse the CLI adapters' isolation settings",
     ("cli", "commands"): "the command table names each command's module",
     ("__main__", "cli"): "python -m skill_be",
 }

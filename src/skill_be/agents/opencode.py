@@ -1,0 +1,172 @@
+"""opencode (`opencode` 1.18.33) as an agent: `opencode run --format json`, isolated through its
+environment and a config passed in OPENCODE_CONFIG_CONTENT.
+
+Where skills go: `<home>/skills/<name>/`, named in the config's `skills.paths`; the workspace is left
+as the scenario wrote it. Isolation: the one-shot adapter's environment (no project config, no
+`.opencode/`, `.claude/` or `.agents/` skills from the workspace or its parents, no plugins, no
+models fetch, the npm registry pointed at loopback, an in-memory database), private XDG dirs under
+<home>, an agent of skill-be's own with only the tools asked for, and the built-in skill
+`customize-opencode` denied (it is offered in every run otherwise). The skill tool needs ripgrep
+(`rg`) on PATH; without it opencode tries to download it and, offline, a load fails.
+
+A load: a `tool_use` event for the `skill` tool, status `completed`, input `{"name": <name>}`.
+
+Turn limit: the agent's `steps` only asks the model to stop (and keeps running its tools when it
+does not), so the launch runs opencode under a small python3 wrapper (turn_limit.py) that ends the
+run when turn `maxTurns + 1` starts and prints an error event. The same wrapper ends the run at
+opencode's first "stream error" log line (a failed model request, which opencode would retry for
+about a minute), and gives opencode the prompt on stdin (as an argument, opencode would wrap a
+prompt with spaces in quotes).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+
+from skill_be.adapters.opencode_cli import FIXED_ENV
+from skill_be.agents.base import AgentSetup, Launch, Transcript
+from skill_be.agents.events import (
+    DEFAULT_PATH,
+    TranscriptBuilder,
+    as_dict,
+    as_int,
+    events,
+    skill_file_read,
+    skill_files,
+)
+from skill_be.agents.turn_limit import WRAPPER
+
+DEFAULT_TOOLS = ("read", "write", "edit", "bash")
+SKILL_TOOL = "skill"  # always on, so both arms have the same tools and a skill can be loaded
+AGENT = "skill-be"
+PROVIDER = "skill-be"
+TURN_MARKER = '"type":"step_start"'
+# opencode's log line for a failed request of the agent's own model (small=true is the title call,
+# whose failure opencode shrugs off); group 1 is the provider's message.
+API_ERROR = r'level=ERROR .*message="stream error".* small=false .*?error\.error="((?:[^"\\]|\\.)*)"'
+SDKS = {"openai": "@ai-sdk/openai-compatible", "anthropic": "@ai-sdk/anthropic"}
+# opencode's permission names: write and patch come under edit.
+PERMISSION_OF = {"write": "edit", "patch": "edit", "multiedit": "edit"}
+
+
+class OpencodeDriver:
+    name = "opencode"
+    providers = ("openai", "anthropic")
+
+    def __init__(self, bin: str = "opencode", path: str = DEFAULT_PATH, python: str = "python3") -> None:
+        self.bin = bin
+        self.path = path
+        self.python = python
+
+    def tools(self, setup: AgentSetup) -> list[str]:
+        chosen = list(setup.tools) if setup.tools is not None else list(DEFAULT_TOOLS)
+        return [*[t for t in chosen if t != SKILL_TOOL], SKILL_TOOL]
+
+    def model(self, setup: AgentSetup) -> str:
+        ep = setup.endpoint
+        return f"{PROVIDER if ep.base_url else ep.provider}/{ep.model}"
+
+    def config(self, setup: AgentSetup, skills_dir: PurePosixPath) -> dict[str, object]:
+        tools = self.tools(setup)
+        permission: dict[str, object] = {"*": "deny", "external_directory": "allow"}
+        for t in tools:
+            permission[PERMISSION_OF.get(t, t)] = "allow"
+        permission[SKILL_TOOL] = {"*": "allow", "customize-opencode": "deny"}
+        agent = {"mode": "primary", "steps": setup.limits.max_turns, "tools": {"*": False, **dict.fromkeys(tools, True)},
+                 "permission": permission}  # fmt: skip
+        config: dict[str, object] = {
+            "$schema": "https://opencode.ai/config.json", "autoupdate": False, "share": "disabled",
+            "mcp": {}, "plugin": [], "instructions": [], "skills": {"paths": [str(skills_dir)]},
+            "agent": {AGENT: agent}, "small_model": self.model(setup),
+        }  # fmt: skip
+        ep = setup.endpoint
+        if ep.base_url:
+            url = ep.base_url + "/v1" if ep.provider == "anthropic" else ep.base_url  # that SDK wants /v1
+            model: dict[str, object] = {}
+            if setup.limits.max_tokens is not None:
+                model["limit"] = {"context": 200_000, "output": setup.limits.max_tokens}
+            config["provider"] = {PROVIDER: {"npm": SDKS[ep.provider], "name": PROVIDER, "options": {"baseURL": url},
+                                             "models": {ep.model: model}}}  # fmt: skip
+        return config
+
+    def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
+        ep = setup.endpoint
+        if ep.provider not in SDKS:
+            raise ValueError(f'opencode speaks the openai or anthropic API here, not "{ep.provider}"')
+        skills_dir = home / "skills"
+        wrapper = home / ".skill-be" / "turn_limit.py"
+        prompt = home / ".skill-be" / "prompt.txt"
+        files = skill_files(skills_dir, setup.skills)
+        files[wrapper] = WRAPPER.encode()
+        # On stdin, not as an argument: opencode wraps an argument with spaces in quotes.
+        files[prompt] = setup.prompt.encode()
+        for d in ("config", "state", "cache", "data"):
+            files[home / d / ".keep"] = b""  # opencode crashes when these cannot be made
+        env = {**FIXED_ENV, "HOME": str(home), "OPENCODE_TEST_HOME": str(home), "PATH": self.path,
+               "XDG_CONFIG_HOME": str(home / "config"), "XDG_STATE_HOME": str(home / "state"),
+               "XDG_CACHE_HOME": str(home / "cache"), "XDG_DATA_HOME": str(home / "data"),
+               "OPENCODE_CONFIG_CONTENT": json.dumps(self.config(setup, skills_dir)), "LANG": "C.UTF-8"}  # fmt: skip
+        if ep.api_key:
+            env["OPENCODE_AUTH_CONTENT"] = json.dumps(
+                {PROVIDER if ep.base_url else ep.provider: {"type": "api", "key": ep.api_key}}
+            )
+        argv = [self.python, str(wrapper), str(setup.limits.max_turns), TURN_MARKER, str(prompt),
+                API_ERROR,
+                self.bin, "run", "-m", self.model(setup), "--agent", AGENT, "--title", "skill-be", "--pure",
+                "--format", "json", "--dir", str(workspace), "--print-logs", "--log-level", "ERROR"]  # fmt: skip
+        return Launch(argv=argv, env=env, files=files, cwd=workspace)
+
+    def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
+        t = TranscriptBuilder(setup)
+        # skills.paths is the only place skills come from and customize-opencode is denied.
+        t.offered = [s.name for s in setup.skills]
+        cost = 0.0
+        for event in events(stdout):
+            kind = event.get("type")
+            part = as_dict(event.get("part"))
+            if kind == "step_start":
+                t.turns += 1
+                t.texts = []
+            elif kind == "text":
+                t.texts.append(str(part.get("text") or ""))
+            elif kind == "tool_use":
+                self._tool(t, part)
+            elif kind == "step_finish":
+                tokens = as_dict(part.get("tokens"))
+                cache = as_dict(tokens.get("cache"))
+                tin = as_int(tokens.get("input")) + as_int(cache.get("read")) + as_int(cache.get("write"))
+                t.add_tokens(tin, as_int(tokens.get("output")) + as_int(tokens.get("reasoning")))
+                c = part.get("cost")
+                cost += float(c) if isinstance(c, int | float) else 0.0
+            elif kind == "error":
+                t.fail(self._error(as_dict(event.get("error"))))
+        t.cost_usd = cost or None  # a custom provider has no prices: opencode says 0
+        return t.build()
+
+    def _tool(self, t: TranscriptBuilder, part: Mapping[str, object]) -> None:
+        state = as_dict(part.get("state"))
+        args = as_dict(state.get("input"))
+        name = str(part.get("tool"))
+        call_id = str(part.get("callID"))
+        t.call(call_id, name, args)
+        status = state.get("status")
+        failed = status == "error"
+        t.result(call_id, str(state.get("output") or state.get("error") or ""), failed)
+        if status != "completed":
+            return
+        if name == SKILL_TOOL and isinstance(args.get("name"), str):
+            t.mark_loaded(str(args["name"]), t.turns)
+        elif name == "read" and (skill := skill_file_read(args.get("filePath"), t.setup.skills)):
+            t.mark_loaded(skill, t.turns)
+
+    @staticmethod
+    def _error(error: Mapping[str, object]) -> str:
+        data = as_dict(error.get("data"))
+        message = data.get("message") or error.get("name") or json.dumps(error)
+        return str(message)
+
+
+def create(**options: str) -> OpencodeDriver:
+    return OpencodeDriver(**options)

@@ -1,0 +1,316 @@
+"""A scripted *agent* model for the agent-mode tests: the mock model server (mock_model_server.py) that
+also speaks tool use, streamed, in the Anthropic Messages format (`tool_use` / `tool_result`) and the
+OpenAI chat-completions format (`tool_calls` / role `tool`), which is what Claude Code, pi and opencode
+call.
+
+Run it as a program, like the mock (it prints its TCP port first; the test steers it through the unix
+control socket):
+
+    python agent_model_server.py --control /tmp/x.sock [--lo-up]
+
+The script is set with `POST /__mock/agent` (or `AgentServer.agent(...)`) and decides every reply from
+the request alone, so one server serves many runs at once:
+
+    {"skill": "tidy-logs",        the skill under test (its name)
+     "load": "offered",           offered: load it on the first turn when it is offered
+                                  after_read: read `read` first, then load it on turn 2 (when offered)
+                                  never: never load it; mention: never load it, but name it in the answer
+     "read": "notes.txt",         the file read first with "after_read" (relative to the workspace)
+     "write": {"path": "out.txt", "content": "..."},   written with the CLI's own write tool
+     "command": "echo ran > ran.txt",                  run with the CLI's own shell tool
+     "final": "DONE",             the last answer's text
+     "mention": "other-skill",    a skill the last answer names (without loading it)
+     "forever": false,            true: call the shell tool on every turn and never answer (limit tests)
+     "cwd": null}                 the workspace as the CLI sees it; null: read from the system prompt
+
+How a load looks is the CLI's own: Claude Code `Skill {"skill": name}`, opencode `skill {"name": name}`,
+pi `read {"path": <location>}` with the location from its `<available_skills>` block. Which CLI is
+calling is read from the tools it offers. A request without tools (a title generator, a side call)
+gets a short text answer.
+
+`GET /__mock/agent/log` returns one entry per model call: {"cli", "offered", "step", "action"}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+import uuid
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import mock_model_server as mms  # the folder is put on sys.path just above
+
+_CWD = re.compile(r"(?:Primary working directory|Current working directory|Working directory):\s*(/\S+)")
+
+
+class AgentState(mms.State):
+    def __init__(self) -> None:
+        super().__init__()
+        self.agent: dict[str, Any] | None = None
+        self.agent_log: list[dict[str, Any]] = []
+
+
+# -- reading the request ----------------------------------------------------------------------------
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_text(c.get("text") if isinstance(c, dict) else c) for c in content)
+    return ""
+
+
+def tools_of(req: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Tool name -> {"description", "properties", "required"}, from either wire format."""
+    out: dict[str, dict[str, Any]] = {}
+    for t in req.get("tools") or []:
+        fn = t.get("function") if isinstance(t.get("function"), dict) else t
+        schema = fn.get("input_schema") or fn.get("parameters") or {}
+        out[str(fn.get("name"))] = {
+            "description": str(fn.get("description") or ""),
+            "properties": dict(schema.get("properties") or {}),
+            "required": list(schema.get("required") or []),
+        }
+    return out
+
+
+def system_text(req: dict[str, Any]) -> str:
+    """Everything that is not the user's own words: the system prompt(s), system-role messages
+    (Claude Code puts its skill list in one inside messages[]) and the tools' descriptions."""
+    parts = [_text(req.get("system"))]
+    for m in req.get("messages") or []:
+        if m.get("role") in ("system", "developer"):
+            parts.append(_text(m.get("content")))
+        elif m.get("role") == "user":
+            # Claude Code wraps its skill listing in a <system-reminder> inside a user message.
+            parts += re.findall(r"<system-reminder>.*?</system-reminder>", _text(m.get("content")), re.S)
+    parts += [t["description"] for t in tools_of(req).values()]
+    return "\n".join(parts)
+
+
+def tool_steps_so_far(req: dict[str, Any]) -> int:
+    """How many assistant turns with tool calls the conversation already has."""
+    n = 0
+    for m in req.get("messages") or []:
+        if m.get("role") != "assistant":
+            continue
+        content = m.get("content")
+        if m.get("tool_calls") or (
+            isinstance(content, list) and any(isinstance(c, dict) and c.get("type") == "tool_use" for c in content)
+        ):
+            n += 1
+    return n
+
+
+def cli_of(tools: dict[str, dict[str, Any]]) -> str:
+    if "Skill" in tools or "Bash" in tools:
+        return "claude"
+    if "skill" in tools or any("filePath" in t["properties"] for t in tools.values()):
+        return "opencode"
+    return "pi"
+
+
+def _tool(tools: dict[str, dict[str, Any]], *names: str) -> tuple[str, dict[str, Any]] | None:
+    for n in names:
+        if n in tools:
+            return n, tools[n]
+    return None
+
+
+def _path_key(props: dict[str, Any]) -> str:
+    return next((k for k in ("file_path", "filePath", "path") if k in props), "path")
+
+
+def pi_location(system: str, skill: str) -> str | None:
+    m = re.search(rf"<name>{re.escape(skill)}</name>.*?<location>(.*?)</location>", system, re.S)
+    return m.group(1).strip() if m else None
+
+
+# -- deciding the next step ---------------------------------------------------------------------------
+def plan(script: dict[str, Any], offered: bool) -> list[tuple[str, Any]]:
+    steps: list[tuple[str, Any]] = []
+    load = script.get("load", "offered")
+    if load == "after_read":
+        steps.append(("read", script.get("read", "README.md")))
+    if offered and load in ("offered", "after_read"):
+        steps.append(("load", script["skill"]))
+    if script.get("write"):
+        steps.append(("write", script["write"]))
+    if script.get("command"):
+        steps.append(("bash", script["command"]))
+    return steps
+
+
+def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
+    """The next action for this request: {"kind": "tool", "name", "input"} or {"kind": "text", "text"}."""
+    tools = tools_of(req)
+    cli = cli_of(tools)
+    system = system_text(req)
+    skill = str(script.get("skill") or "")
+    offered = bool(skill) and skill in system
+    step = tool_steps_so_far(req)
+    base = {"cli": cli, "offered": offered, "step": step}
+    if not tools:  # a side call (opencode's title, ...): not the agent's turn
+        return {**base, "cli": "none", "kind": "text", "text": "skill-be agent test"}
+    m = _CWD.search(system)
+    cwd = str(script.get("cwd") or (m.group(1) if m else "."))
+
+    def absolute(p: str) -> str:
+        return p if p.startswith("/") else os.path.join(cwd, p)
+
+    if script.get("forever"):
+        return {**base, **_bash(tools, f"echo turn {step}")}
+    steps = plan(script, offered)
+    if step >= len(steps):
+        text = str(script.get("final", "DONE"))
+        named = script.get("mention") or (skill if script.get("load") == "mention" else None)
+        if named:
+            text += f" (the {named} skill would fit here, but I did not need it)"
+        return {**base, "kind": "text", "text": text}
+    kind, arg = steps[step]
+    if kind == "load":
+        if cli == "claude":
+            return {**base, "kind": "tool", "name": "Skill", "input": {"skill": arg}}
+        if cli == "opencode":
+            return {**base, "kind": "tool", "name": "skill", "input": {"name": arg}}
+        location = pi_location(system, arg)
+        found = _tool(tools, "read")
+        return {**base, "kind": "tool", "name": found[0] if found else "read", "input": {"path": location}}
+    if kind == "read":
+        name, spec = _tool(tools, "Read", "read") or ("read", {"properties": {}})
+        return {**base, "kind": "tool", "name": name, "input": {_path_key(spec["properties"]): absolute(arg)}}
+    if kind == "write":
+        name, spec = _tool(tools, "Write", "write") or ("write", {"properties": {}})
+        args = {_path_key(spec["properties"]): absolute(arg["path"]), "content": arg["content"]}
+        return {**base, "kind": "tool", "name": name, "input": args}
+    return {**base, **_bash(tools, str(arg))}
+
+
+def _bash(tools: dict[str, dict[str, Any]], command: str) -> dict[str, Any]:
+    name, spec = _tool(tools, "Bash", "bash") or ("bash", {"properties": {}})
+    args: dict[str, Any] = {"command": command}
+    if "description" in spec["properties"]:
+        args["description"] = "run a command"
+    return {"kind": "tool", "name": name, "input": args}
+
+
+# -- the wire ------------------------------------------------------------------------------------------
+class AgentHandler(mms.Handler):
+    def _script(self) -> dict[str, Any] | None:
+        state: AgentState = self.server.state
+        with state.lock:
+            return dict(state.agent) if state.agent is not None else None
+
+    def _act(self, req: dict[str, Any]) -> dict[str, Any] | None:
+        script = self._script()
+        if script is None:
+            return None
+        action = decide(script, req)
+        state: AgentState = self.server.state
+        with state.lock:
+            state.agent_log.append({k: action.get(k) for k in ("cli", "offered", "step", "kind", "name", "input")})
+        return action
+
+    def _anthropic(self, req: dict[str, Any], model: str, text: str, tin: int, tout: int) -> None:
+        action = self._act(req)
+        if action is None or not req.get("stream"):
+            return super()._anthropic(req, model, action["text"] if action and "text" in action else text, tin, tout)
+        mid = "msg_" + uuid.uuid4().hex[:20]
+        start = {"type": "message", "role": "assistant", "model": model, "content": [], "id": mid,
+                 "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": tin, "output_tokens": 1}}  # fmt: skip
+        events: list[tuple[str | None, object]] = [("message_start", {"type": "message_start", "message": start})]
+        if action["kind"] == "text":
+            block: dict[str, Any] = {"type": "text", "text": ""}
+            delta: dict[str, Any] = {"type": "text_delta", "text": action["text"]}
+            stop = "end_turn"
+        else:
+            block = {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:20], "name": action["name"], "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(action["input"])}
+            stop = "tool_use"
+        events += [
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                               "usage": {"output_tokens": tout}}),
+            ("message_stop", {"type": "message_stop"}),
+        ]  # fmt: skip
+        self._sse(events)
+
+    def _openai(self, req: dict[str, Any], model: str, text: str, tin: int, tout: int) -> None:
+        action = self._act(req)
+        if action is None or not req.get("stream") or action["kind"] == "text":
+            return super()._openai(req, model, action["text"] if action and "text" in action else text, tin, tout)
+        cid = "chatcmpl-" + uuid.uuid4().hex[:20]
+        created = int(time.time())
+
+        def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+            return {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}  # fmt: skip
+
+        call = {"index": 0, "id": "call_" + uuid.uuid4().hex[:20], "type": "function",
+                "function": {"name": action["name"], "arguments": ""}}  # fmt: skip
+        args = {"index": 0, "function": {"arguments": json.dumps(action["input"])}}
+        usage = {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout}
+        self._sse(
+            [
+                (None, chunk({"role": "assistant", "content": None, "tool_calls": [call]}, None)),
+                (None, chunk({"tool_calls": [args]}, None)),
+                (None, {**chunk({}, "tool_calls"), "usage": usage}),
+                (None, "[DONE]"),
+            ]
+        )
+
+    def _control(self, state: mms.State, path: str, body: bytes) -> None:
+        assert isinstance(state, AgentState)
+        if path == "/__mock/agent":
+            with state.lock:
+                state.agent = json.loads(body or b"null")
+            return self._json(200, {})
+        if path == "/__mock/agent/log":
+            with state.lock:
+                return self._json(200, list(state.agent_log))
+        if path == "/__mock/reset":
+            with state.lock:
+                state.agent_log.clear()
+        return super()._control(state, path, body)
+
+
+def main(argv: list[str] | None = None) -> int:
+    mms.State = AgentState  # type: ignore[misc]  # main() builds its State by this name
+    mms.Handler = AgentHandler  # type: ignore[misc]
+    return mms.main(argv)
+
+
+class AgentServer(mms.MockServer):
+    """The test's handle: MockServer's, started from this program, plus the agent script and log."""
+
+    def __init__(self, workdir: str, netns: bool) -> None:
+        import subprocess
+
+        self.netns = netns
+        self.control = os.path.join(workdir, "agent-control.sock")
+        argv = [sys.executable, os.path.abspath(__file__), "--control", self.control]
+        if netns:
+            argv = ["unshare", "--net", "--", *argv, "--lo-up"]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line.strip():
+            raise RuntimeError(f"the agent model server did not start (exit {self.proc.poll()})")
+        self.port = int(line)
+        self.base_url = f"http://127.0.0.1:{self.port}"
+
+    def agent(self, **script: Any) -> None:
+        self._call("POST", "/__mock/agent", script)
+
+    def agent_log(self) -> list[dict[str, Any]]:
+        return list(self._call("GET", "/__mock/agent/log"))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
