@@ -17,7 +17,8 @@ USAGE = "skill-be <command> [options]"
 DESCRIPTION = "Benchmarks Agent Skills: baseline versus with-skill, LLM-graded, code-tested and gated."
 EPILOG = (
     "Exit codes: 0 when every skill is READY and every blocking check passes, 1 when anything\n"
-    "blocks, 2 for a usage or config error, 130 on SIGINT, 143 on SIGTERM.\n"
+    "blocks, 2 for a usage or config error, 3 when a skill could not be measured (ERROR: a model,\n"
+    "the grader or the sandbox failed), 130 on SIGINT, 143 on SIGTERM.\n"
     'Options take "--name value" or "--name=value". "skill-be <command> --help" shows a command\'s options.'
 )
 

@@ -7,9 +7,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from skill_be.checks import CheckOutcome
+from skill_be.engine.health import Health, skill_health
 from skill_be.engine.observations import Output
 from skill_be.engine.runner import SkillRun
 from skill_be.project.loader import Project
+from skill_be.reports.errors import error_report, health_keys
 from skill_be.reports.gate import gate_reasons
 from skill_be.reports.markdown import Header, skill_report
 from skill_be.reports.summary import run_summary, skill_summary
@@ -51,6 +53,7 @@ class RunFiles:
         self.reports: list[Path] = []
         # commands/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
         self.extras: Callable[[SkillRun], tuple[list[str], dict[str, object]]] = lambda run: ([], {})
+        self.errored: dict[str, Health] = {}  # issue 20: skills whose verdict is ERROR (engine/health.py)
 
     def _file(self, skill: str, output: Output) -> Path | None:
         return self.run_dir.output_file(skill, output) if output.text is not None else None
@@ -71,13 +74,21 @@ class RunFiles:
         name = run.skill.name
         extra_lines, extra_keys = self.extras(run)
         report = skill_report(run, self.header, extra_lines)
+        health = skill_health(run.outputs, self.header.labels, self.project.config.gate)  # hook: issue 20
+        if health.error:
+            report = error_report(report, health)
         self.reports.append(self.run_dir.write_report(name, report))
         self.summaries[name] = {
             **skill_summary(
                 run, list(self.header.labels), fingerprint, lambda o: self._file(name, o), self.run_dir.path
             ),
             **extra_keys,
+            **health_keys(health),
         }
+        if health.error:  # hook: issue 20: the result file keeps the previous entry of a skill not measured
+            self.errored[name] = health
+            self.summary(None)
+            return report
         self.results[name] = ResultEntry(
             date=self.header.date,
             fingerprint=fingerprint,

@@ -47,6 +47,8 @@ class GateConfig(NamedTuple):
     margin: float = 30.0  # percentage points: a harm this large is what `evidence` must rule out
     inconclusive: str = "pass"  # pass | block: what an inconclusive line or scenario does to the verdict
     top_up_reps: int = 40  # the most reps --top-up may bring an inconclusive scenario to
+    max_error_share: float = 0.5  # engine/health.py: more outputs than this share errored is ERROR
+    error_verdict: bool = True  # False: the reference's behaviour, errors block (NOT READY), never ERROR
 
 
 class TypecheckConfig(NamedTuple):
@@ -193,10 +195,12 @@ def _entry(d: Mapping[str, Any], where: Where) -> AdapterEntry:
 def _gate(d: Mapping[str, Any]) -> GateConfig:
     keys = {"regressionOnCritical": "regression_on_critical", "blockOnZero": "block_on_zero",
             "blockOnErrors": "block_on_errors", "rule": "rule", "inconclusive": "inconclusive",
-            "topUpReps": "top_up_reps"}  # fmt: skip
+            "topUpReps": "top_up_reps", "errorVerdict": "error_verdict"}  # fmt: skip
     kw: dict[str, Any] = {attr: d[key] for key, attr in keys.items() if key in d}
     if "margin" in d:
         kw["margin"] = float(d["margin"])
+    if "maxErrorShare" in d:
+        kw["max_error_share"] = float(d["maxErrorShare"])
     return GateConfig(**kw)
 
 

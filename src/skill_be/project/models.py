@@ -23,6 +23,7 @@ from skill_be.project.fields import (
     Flag,
     MapOf,
     NonEmptyTextList,
+    Number,
     PositiveInt,
     PositiveNumber,
     Strict,
@@ -99,6 +100,20 @@ class GateModel(Strict):
     )
     inconclusive: choice(("pass", "block"), "value") = Field("pass")  # type: ignore[valid-type]
     top_up_reps: PositiveInt() = Field(40, alias="topUpReps")  # type: ignore[valid-type]
+    max_error_share: Number = Field(
+        0.5,
+        alias="maxErrorShare",
+        description="the share of outputs that may error before the verdict is ERROR (engine/health.py)",
+        json_schema_extra={"minimum": 0, "maximum": 1},
+    )
+    error_verdict: Flag = Field(True, alias="errorVerdict")
+
+    @field_validator("max_error_share")
+    @classmethod
+    def _a_share(cls, value: float) -> float:
+        if not 0 <= value <= 1:
+            fail(f"must be a share from 0 to 1, not {value:g}")
+        return value
 
     @field_validator("margin")
     @classmethod
