@@ -25,9 +25,11 @@ from skill_be.engine.runner import Engine, Settings
 from skill_be.engine.topup import check_top_up
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill, load_project
+from skill_be.project.writable import check_run_folders
 from skill_be.reports.errors import closing_lines
 from skill_be.reports.markdown import Header
 from skill_be.reports.progress import Progress
+from skill_be.results.response_cache import cache_folder
 from skill_be.results.result_file import ResultEntry, read_result_file
 from skill_be.results.run_dir import RunDir
 
@@ -76,6 +78,8 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     cache_on = (config.cache or options.cache) and not options.no_cache
     if options.dry_run:
         return await dry_run(project, settings, cache_on, options.shard)
+    # hook: issue 20, a folder the run cannot write is exit 2 before the first call
+    check_run_folders(config.name, config.results, config.result_file, cache_folder(config.root) if cache_on else None)
     scale = RunScale(project, cache_on, options.shard, settings)  # commands/scale.py: cache, prices, shard
     started = datetime.now().astimezone()
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)

@@ -98,6 +98,8 @@ class RunFiles:
             grader=self.header.grader,
             scores=scores_of(run),
             gate=run.gate.levels.to_json(),
+            reps=self.header.reps,  # hook: issue 20, verify holds the run to the config's reps
+            inputs=self.project.inputs(run.skill),  # hook: issue 20, verify names what changed
         )
         self.summary(None)
         write_result_file(self.project.config.result_file, self.results)

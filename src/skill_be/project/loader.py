@@ -10,8 +10,9 @@ from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project import codetest_layout
 from skill_be.project.config import Config, check_named, load_config
+from skill_be.project.deciding import deciding_settings
 from skill_be.project.evals import EvalFile, load_eval
-from skill_be.project.fingerprint import fingerprint, tree_files
+from skill_be.project.fingerprint import combine, file_inputs, fingerprint, setting_inputs, tree_files
 from skill_be.project.skills import SkillDoc, read_skill_md
 from skill_be.project.where import Where
 
@@ -36,18 +37,30 @@ class Project(NamedTuple):
     skills: tuple[Skill, ...]  # the selected skills, in name order
     all_names: tuple[str, ...]  # every skill with a SKILL.md and an eval file
 
-    def fingerprint(self, skill: Skill) -> str:
-        parts: list[tuple[str, Path]] = [
-            ("SKILL.md", skill.skill_md),
-            ("eval", skill.eval_path),
-            ("config", self.config.path),
-        ]
+    def _files(self, skill: Skill) -> list[tuple[str, Path]]:
+        parts: list[tuple[str, Path]] = [("SKILL.md", skill.skill_md), ("eval", skill.eval_path)]
         if skill.has_code_tests and self.config.tests is not None:
             parts += tree_files(self.config.tests / skill.name, "tests")
             parts += tree_files(self.config.tests / codetest_layout.SHARED, "shared")
             if skill.package_list is not None:
                 parts.append(("packages", skill.package_list))
-        return fingerprint(parts)
+        return parts
+
+    def inputs(self, skill: Skill) -> dict[str, str]:
+        """Every part of the version-2 fingerprint with its hash: the files, and the config's
+        deciding settings key by key (project/deciding.py)."""
+        graded = any(sc.criteria for sc in skill.evals.scenarios)
+        settings = deciding_settings(self.config, skill.has_code_tests, graded)
+        return {**file_inputs(self._files(skill)), **setting_inputs(settings)}
+
+    def fingerprint(self, skill: Skill) -> str:
+        """The version-2 fingerprint ("v2:..."): what `run` records and `verify` compares."""
+        return combine(self.inputs(skill))
+
+    def legacy_fingerprint(self, skill: Skill) -> str:
+        """Version 1 (the Node tool's scheme): the files and the whole config file. `verify` compares
+        an entry with a bare 64-hex fingerprint this way, so older result files verify as they did."""
+        return fingerprint([*self._files(skill), ("config", self.config.path)])
 
 
 def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[str], None] = lambda _: None) -> Project:

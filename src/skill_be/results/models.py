@@ -51,6 +51,10 @@ class ResultEntryModel(Record):
     gate: MapOf(Any) | None = Field(  # type: ignore[valid-type]
         None, description="the rule and error levels that decided (skill-be, issue 12: engine.gate.Levels)"
     )
+    reps: Count | None = Field(None, description="the reps per arm the run made (skill-be, issue 20)")
+    inputs: MapOf(Text) | None = Field(  # type: ignore[valid-type]
+        None, description="each part of a v2 fingerprint and its hash, for verify to name what changed (issue 20)"
+    )
 
 
 class ResultFileModel(Record):

@@ -52,6 +52,8 @@ class ResultEntry(NamedTuple):
     grader: str
     scores: tuple[Score, ...] | None = None  # None: not recorded (the Node tool's files); verify ignores it
     gate: Mapping[str, object] | None = None  # the rule and levels that decided (engine.gate.Levels.to_json)
+    reps: int | None = None  # issue 20: the reps it ran with; None in older files (verify skips the check)
+    inputs: Mapping[str, str] | None = None  # issue 20: each fingerprint part's hash (project/fingerprint.py v2)
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {
@@ -66,6 +68,10 @@ class ResultEntry(NamedTuple):
             doc["scores"] = [s.to_json() for s in self.scores]
         if self.gate is not None:
             doc["gate"] = dict(self.gate)
+        if self.reps is not None:
+            doc["reps"] = self.reps
+        if self.inputs is not None:
+            doc["inputs"] = dict(sorted(self.inputs.items()))
         return doc
 
 
@@ -113,7 +119,7 @@ def _newer(version: str) -> bool:
 # The keys each level of the file may have; a file this version (or an earlier one) wrote has no
 # others, so another key is a hand edit, most likely a typo.
 _TOP_KEYS = ("skillBeVersion", "skills")
-_ENTRY_KEYS = ("date", "fingerprint", "ready", "reasons", "models", "grader", "scores", "gate")
+_ENTRY_KEYS = ("date", "fingerprint", "ready", "reasons", "models", "grader", "scores", "gate", "reps", "inputs")
 _SCORE_KEYS = ("model", "scenario", "line", "kind", "critical", "baseline", "withSkill")
 _ARM_KEYS = ("passed", "total")
 
@@ -155,6 +161,8 @@ def _entry(e: Mapping[str, Any]) -> ResultEntry:
         grader=e["grader"],
         scores=None if scores is None else tuple(_score(x) for x in scores),
         gate=e.get("gate"),
+        reps=e.get("reps"),
+        inputs=e.get("inputs"),
     )
 
 

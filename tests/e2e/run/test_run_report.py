@@ -86,7 +86,7 @@ def test_ready_run_writes_report_run_dir_summary_and_result_file(tmp_path: Path)
     assert (
         entry["ready"] is True and entry["reasons"] == [] and entry["models"] == ["m1"] and entry["grader"] == "judge"
     )
-    assert len(entry["fingerprint"]) == 64
+    assert entry["fingerprint"].startswith("v2:") and len(entry["fingerprint"]) == 67  # issue 20: version 2
     # verify agrees with the run it recorded.
     v = run(root, "verify")
     assert v.code == 0, v.stdout + v.stderr
