@@ -13,7 +13,7 @@ from skill_be.project.config import Config, check_named, load_config
 from skill_be.project.deciding import deciding_settings
 from skill_be.project.evals import EvalFile, load_eval
 from skill_be.project.fingerprint import combine, file_inputs, fingerprint, setting_inputs, tree_files
-from skill_be.project.skills import SkillDoc, read_skill_md
+from skill_be.project.skills import SkillDoc, read_skill_md, skill_md_warnings
 from skill_be.project.where import Where
 
 
@@ -104,6 +104,9 @@ def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[s
     for name in without:
         if not names:
             warn(f'warning: skill "{name}" has no eval file')
+    for skill in selected:
+        for line in skill_md_warnings(skill.doc, shown(skill.skill_md)):
+            warn(line)
     return Project(config=config, skills=selected, all_names=tuple(f.name for f in with_evals))
 
 

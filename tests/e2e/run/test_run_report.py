@@ -142,7 +142,7 @@ print("VERDICTS:\\n1: YES")
     prompts = (root / "prompts.log").read_text().split("\n=====\n")
     assert "Split a bill." in prompts
     skilled = next(p for p in prompts if "RULES START" in p)
-    assert skilled.startswith("RULES START\n---\nname: money\n---\n# Money")
+    assert skilled.startswith("RULES START\n---\nname: money\ndescription: Test skill money.\n---\n# Money")
     assert skilled.endswith("RULES END\nDo: Split a bill.")
     g = (root / "grader.log").read_text()
     assert g.startswith(
