@@ -16,6 +16,7 @@ from pathlib import Path
 from skill_be.checks import CheckOutcome, run_checks, validate_checks
 from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
 from skill_be.commands.common import warn
+from skill_be.commands.interrupted import keep_partial
 from skill_be.commands.run_files import RunFiles
 from skill_be.commands.scale import RunScale, dry_run, junit_path, write_junit, written_with
 from skill_be.engine.gate import ScenarioLines
@@ -94,6 +95,10 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         scale.attach(engine)
         try:
             await benchmark(project, engine, files, progress, concurrency)
+        except asyncio.CancelledError:  # hook: issue 20, Ctrl-C keeps the answers paid for
+            progress.close()
+            await keep_partial(files, project, header.labels, settings.reps)
+            raise
         finally:
             progress.close()
     outcomes = run_checks(project, warn)

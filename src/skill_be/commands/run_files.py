@@ -54,12 +54,17 @@ class RunFiles:
         # commands/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
         self.extras: Callable[[SkillRun], tuple[list[str], dict[str, object]]] = lambda run: ([], {})
         self.errored: dict[str, Health] = {}  # issue 20: skills whose verdict is ERROR (engine/health.py)
+        self.partial: dict[str, list[Output]] = {}  # issue 20: every output so far, for Ctrl-C (interrupted.py)
 
     def _file(self, skill: str, output: Output) -> Path | None:
         return self.run_dir.output_file(skill, output) if output.text is not None else None
 
+    def file_of(self, skill: str, output: Output) -> Path | None:
+        return self._file(skill, output)
+
     def output(self, skill: str, output: Output) -> None:
         self.run_dir.write_output(skill, output)
+        self.partial.setdefault(skill, []).append(output)  # hook: issue 20
         if self.html is not None:
             file = self._file(skill, output)
             key = (

@@ -122,6 +122,7 @@ class Config(NamedTuple):
         False  # the response cache (engine/cache.py, results/response_cache.py); --cache and --no-cache override it
     )
     pricing: Mapping[str, object] = MappingProxyType({})  # model id -> prices; engine/pricing.py validates it
+    grader_template: str = "code"  # grader.template (issue 20): code (the reference's rules) | generic
 
 
 def load_config(path: Path) -> Config:
@@ -160,6 +161,7 @@ def load_config(path: Path) -> Config:
         kw["code_tests"] = _code_tests(d["codeTests"], root)
     if d.get("triage", {}).get("model") is not None:
         kw["triage_model"] = _entry(d["triage"]["model"], top.key("triage").key("model"))
+    grader = _grader(d["grader"], top.key("grader"), kw)
     return Config(
         path=path,
         root=root,
@@ -167,7 +169,7 @@ def load_config(path: Path) -> Config:
         skills=_resolve(root, d["skills"]),
         evals=_resolve(root, d["evals"]),
         models=tuple(_entry(e, top.key("model").index(i) if many else top.key("model")) for i, e in enumerate(entries)),
-        grader=_entry(d["grader"], top.key("grader")),
+        grader=grader,
         places=places,
         **kw,
     )
@@ -190,6 +192,23 @@ def _label(value: object) -> str:
 def _entry(d: Mapping[str, Any], where: Where) -> AdapterEntry:
     settings = {**d, "id": _label(d["id"])}
     return AdapterEntry(adapter=d["adapter"], id=settings["id"], settings=settings, where=where)
+
+
+GRADER_TEMPLATES = ("code", "generic")
+
+
+def _grader(d: Mapping[str, Any], where: Where, kw: dict[str, Any]) -> AdapterEntry:
+    """The grader entry; its `template` key is skill-be's (the grader's rules), not the adapter's."""
+    entry = _entry(d, where)
+    if "template" not in entry.settings:
+        return entry
+    template = entry.settings["template"]
+    if template not in GRADER_TEMPLATES:
+        raise where.key("template").error(
+            f"must be code (the built-in rules for code) or generic (for skills not about code), not {template!r}"
+        )
+    kw["grader_template"] = template
+    return entry._replace(settings={k: v for k, v in entry.settings.items() if k != "template"})
 
 
 def _gate(d: Mapping[str, Any]) -> GateConfig:

@@ -50,6 +50,8 @@ def deciding_settings(config: Config, code_tests: bool, graded: bool) -> dict[st
         out["grader"] = _plain(dict(config.grader.settings), config.root)
         out["gradings"] = config.gradings
         out["graderPrompt"] = config.grader_prompt
+        if config.grader_template != "code":  # the default leaves older fingerprints as they were
+            out["graderTemplate"] = config.grader_template
     if code_tests:
         out["codeTests"] = _changed_from_default(config.code_tests, CodeTestsConfig(), config.root)
     return out
