@@ -92,6 +92,13 @@ def _schema_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("format", choices=("config", "eval", "result", "summary"), metavar="config|eval|result|summary")
 
 
+def _init_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "skill_folder", nargs="?", metavar="skill-folder", help="the folder with the SKILL.md (default: ./skills/*)"
+    )
+    p.add_argument("--draft", action="store_true", help="the config's model drafts the scenarios from the description")
+
+
 def _percent(text: str) -> int:
     try:
         n = int(text)
@@ -158,6 +165,15 @@ COMMANDS: tuple[Command, ...] = (
         "(result) or summary.json (summary), for editors and other tools.",
         _schema_options,
         "skill_be.commands.schema",
+    ),
+    Command(
+        "init",
+        "init [skill-folder]",
+        "Writes a commented skill-be.yaml (when there is none) and an eval file per skill: a template\n"
+        "whose placeholders refuse to run until filled, or with --draft scenarios drafted by the\n"
+        "config's model from the skill's description only.",
+        _init_options,
+        "skill_be.commands.init",
     ),
     Command(
         "cache",

@@ -117,8 +117,24 @@ def _entries(folder: Path, config_name: str) -> list[Path]:
         raise ConfigError(f"{config_name}: skills: cannot list {shown(folder)} ({e.strerror or e})") from None
 
 
+PLACEHOLDER = "TODO(skill-be init)"  # what `skill-be init` writes where only the user can fill in
+
+
+def refuse_placeholders(evals: EvalFile) -> None:
+    """A scenario that still holds an init placeholder would measure nothing: a ConfigError at it."""
+    for sc in evals.scenarios:
+        texts = [("prompt", sc.prompt), *(("criteria", c) for c in sc.criteria)]
+        for key, text in texts:
+            if PLACEHOLDER in text or PLACEHOLDER in sc.id:
+                raise ConfigError(
+                    f'{evals.at(sc.id, key)}: scenario "{sc.id}": {key} is still the placeholder of skill-be init '
+                    f"({text[:60]!r}); write it, or remove the scenario"
+                )
+
+
 def _load_skill(config: Config, folder: Path) -> Skill:
     evals = load_eval(config.evals / f"{folder.name}.json")
+    refuse_placeholders(evals)
     files = codetest_layout.test_files(config, folder.name, evals)
     packages = codetest_layout.package_list(config, folder.name) if files else None
     return Skill(

@@ -296,6 +296,7 @@ Output = Annotated[
 class ScenarioModel(Strict):
     model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["criteria"]}, {"required": ["output"]}]})
 
+    comment_: AnyText | None = Field(None, alias="$comment", description="a note for people; ignored")
     id: Text = Field(
         description="a unique name for the scenario",
         json_schema_extra={"maxLength": 200, "not": {"anyOf": [{"pattern": p} for p in FILE_NAME_TRAPS]}},
@@ -329,6 +330,7 @@ class EvalFileModel(Strict):
     model_config = ConfigDict(title="skill-be eval file")
 
     schema_: AnyText | None = Field(None, alias="$schema", description="a JSON Schema for editors; ignored")
+    comment_: AnyText | None = Field(None, alias="$comment", description="a note for people; ignored")
     skill: Any = None
     scenarios: Annotated[list[ScenarioModel], Field(min_length=1), BeforeValidator(_scenarios)] = Field(
         description="a non-empty list of scenarios", json_schema_extra={"x-uniqueKey": "id"}
