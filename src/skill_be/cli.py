@@ -99,6 +99,15 @@ def _init_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--draft", action="store_true", help="the config's model drafts the scenarios from the description")
 
 
+def _sandbox_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("build",), metavar="build", help="build the Docker sandbox image")
+    p.add_argument("--base", metavar="<image>", help="the Debian bookworm base image (default: debian:bookworm-slim)")
+    p.add_argument(
+        "--ca-certs", metavar="<file>", help="PEM CA certificates of a TLS-intercepting proxy, for the build"
+    )
+    p.add_argument("--tag", metavar="<image>", help="the image's name (default: skill-be-sandbox:<version>)")
+
+
 def _percent(text: str) -> int:
     try:
         n = int(text)
@@ -174,6 +183,14 @@ COMMANDS: tuple[Command, ...] = (
         "config's model from the skill's description only.",
         _init_options,
         "skill_be.commands.init",
+    ),
+    Command(
+        "sandbox",
+        "sandbox build",
+        "Builds the Docker sandbox image (skill-be-sandbox:<version>) from the Dockerfile the package\n"
+        "ships, for code tests in Docker after a pip install.",
+        _sandbox_options,
+        "skill_be.commands.sandbox",
     ),
     Command(
         "cache",
