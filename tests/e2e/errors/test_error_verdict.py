@@ -4,12 +4,15 @@ and the committed result file keeps its previous entry; a partial failure is sti
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import sys
 from pathlib import Path
 
+import pytest
 from tests.e2e.run.helpers import project, run, write
 
+from skill_be.codetests.sandbox.docker import engine_answers
 from skill_be.reports.errors import EXIT_ERROR
 
 GOOD_MODEL = "import sys\np = sys.stdin.read()\nprint('SKILLED allocate' if 'LIBRARY DOCS' in p else 'plain')\n"
@@ -128,3 +131,24 @@ def test_one_skill_error_keeps_the_other_skills_verdicts(tmp_path: Path) -> None
         and "  other: ERROR (every call of the model m1 failed: exit code 9 (4x))" in r.stdout
     )
     assert set(json.loads((root / "skill-be.result.json").read_text())["skills"]) == {"money"}
+
+
+def test_a_missing_sandbox_image_stops_before_any_call_and_keeps_the_record(tmp_path: Path) -> None:
+    """codeTests.image names an image the engine lacks: one line, exit 2, the result file as it was."""
+    if engine_answers() is not None:  # pragma: no cover - CI has an engine
+        pytest.skip("needs a Docker engine")
+    root = tmp_path / "signup"
+    repo = Path(__file__).resolve().parents[3]
+    shutil.copytree(repo / "examples" / "signup", root, ignore=shutil.ignore_patterns(".skill-be", "node_modules"))
+    config = root / "skill-be.demo.yaml"
+    base = config.read_text()
+    config.write_text(base + "\ncodeTests:\n  sandbox: process\n")
+    first = run(root, "run", "--config", "skill-be.demo.yaml")
+    assert first.code == 0, first.stdout + first.stderr
+    record = root / ".skill-be" / "demo.result.json"
+    before = record.read_bytes()
+    config.write_text(base + "\ncodeTests:\n  sandbox: docker\n  image: skill-be-sandbox:issue-20-never-built\n")
+    r = run(root, "run", "--config", "skill-be.demo.yaml")
+    assert r.code == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and "is not on this Docker engine" in r.stderr
+    assert record.read_bytes() == before
