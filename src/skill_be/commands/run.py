@@ -30,7 +30,6 @@ from skill_be.project.writable import check_run_folders
 from skill_be.reports.errors import closing_lines
 from skill_be.reports.markdown import Header
 from skill_be.reports.progress import Progress
-from skill_be.results.response_cache import cache_folder
 from skill_be.results.result_file import ResultEntry, read_result_file
 from skill_be.results.run_dir import RunDir
 
@@ -80,7 +79,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     if options.dry_run:
         return await dry_run(project, settings, cache_on, options.shard)
     # hook: issue 20, a folder the run cannot write is exit 2 before the first call
-    check_run_folders(config.name, config.results, config.result_file, cache_folder(config.root) if cache_on else None)
+    check_run_folders(config.name, config.results, config.result_file)
     scale = RunScale(project, cache_on, options.shard, settings)  # commands/scale.py: cache, prices, shard
     started = datetime.now().astimezone()
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)

@@ -52,8 +52,10 @@ def check_folder(folder: Path, what: str, fix: str) -> None:
             probe.unlink()
 
 
-def check_run_folders(config_name: str, results: Path, result_file: Path, cache: Path | None) -> None:
-    """The results folder, the result file's folder and (when on) the cache folder."""
+def check_run_folders(config_name: str, results: Path, result_file: Path, cache: Path | None = None) -> None:
+    """The results folder and the result file's folder; the cache folder only when passed (`run`
+    passes none: an unwritable cache turns the cache off with one warning and loses nothing,
+    results/response_cache.py)."""
     check_folder(results, f"{config_name}: results", "fix the path or its permissions (results: <folder>)")
     if result_file.is_dir():
         raise ConfigError(f"{config_name}: resultFile: {shown(result_file)} is a folder; name a file")

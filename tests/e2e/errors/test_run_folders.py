@@ -52,14 +52,14 @@ def test_an_unwritable_results_folder(tmp_path: Path) -> None:
     assert not (root / "calls.log").exists()
 
 
-def test_an_unwritable_cache_folder_names_no_cache(tmp_path: Path) -> None:
+def test_an_unwritable_cache_folder_is_one_warning_and_the_run_goes_on(tmp_path: Path) -> None:
+    """The cache only saves calls: it turns off with one warning (tests/e2e/scale/test_cache.py), the run measures."""
     root = project(tmp_path, model=COUNTING)
     (root / ".skill-be").mkdir()
     (root / ".skill-be" / "cache").write_text("not a folder")
-    line = one_line_exit_2(run(root, "run", "--cache"))
-    assert line.startswith("the response cache: .skill-be/cache cannot be a folder")
-    assert line.endswith("run with --no-cache")
-    assert not (root / "calls.log").exists()
+    r = run(root, "run", "--cache")
+    assert r.code == 1, r.stderr  # the scripted model answers "plain": NOT READY, but measured
+    assert sum("the response cache cannot be written" in line for line in r.stderr.splitlines()) == 1
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permissions")
