@@ -54,6 +54,7 @@ class RunFiles:
         # commands/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
         self.extras: Callable[[SkillRun], tuple[list[str], dict[str, object]]] = lambda run: ([], {})
         self.errored: dict[str, Health] = {}  # issue 20: skills whose verdict is ERROR (engine/health.py)
+        self.result_written = False  # issue 20: whether this run wrote the result file
         self.partial: dict[str, list[Output]] = {}  # issue 20: every output so far, for Ctrl-C (interrupted.py)
 
     def _file(self, skill: str, output: Output) -> Path | None:
@@ -108,6 +109,7 @@ class RunFiles:
         )
         self.summary(None)
         write_result_file(self.project.config.result_file, self.results)
+        self.result_written = True
         return report
 
     def summary(self, checks: Sequence[CheckOutcome] | None) -> Path:
@@ -123,4 +125,6 @@ class RunFiles:
     def written(self, summary: Path) -> list[Path]:
         """Every file the closing lines list, in order."""
         page = [self.run_dir.path / "results.html"] if self.html is not None else []
-        return [*self.reports, summary, *page, self.project.config.result_file]
+        # hook: issue 20, when every skill was ERROR the run left the result file as it was
+        kept = self.errored and not self.result_written
+        return [*self.reports, summary, *page, *([] if kept else [self.project.config.result_file])]

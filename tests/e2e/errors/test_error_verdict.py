@@ -45,6 +45,7 @@ def assert_error(r: object, root: Path, before: bytes, cause: str) -> None:
     assert cause in last, last
     assert "NOT READY" not in r.stdout  # type: ignore[attr-defined]
     assert (root / "skill-be.result.json").read_bytes() == before  # the READY entry stands
+    assert "  skill-be.result.json" not in r.stdout  # hence not listed under Written:  # type: ignore[attr-defined]
     skill = r.summary()["skills"]["money"]  # type: ignore[attr-defined]
     assert (skill["verdict"], skill["ready"]) == ("ERROR", False)
     report = (r.run_dir() / "money.md").read_text()  # type: ignore[attr-defined]
