@@ -153,3 +153,12 @@ def test_a_missing_sandbox_image_stops_before_any_call_and_keeps_the_record(tmp_
     assert r.code == 2
     assert len(r.stderr.strip().splitlines()) == 1 and "is not on this Docker engine" in r.stderr
     assert record.read_bytes() == before
+
+
+def test_the_html_page_says_error_with_the_cause(tmp_path: Path) -> None:
+    root, _ = recorded(tmp_path)
+    write(root / "model.py", EXITS_127)
+    r = run(root, "run", "--html")
+    assert r.code == EXIT_ERROR
+    page = (r.run_dir() / "results.html").read_text()
+    assert "ERROR</span>: could not measure this skill (every call of the model m1 failed: exit code 127" in page
