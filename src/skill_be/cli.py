@@ -291,7 +291,7 @@ def _close_options(message: str, command: str | None, commands: Sequence[Command
     """`unknown option "--rep"` gets the command's nearest options: (did you mean "--reps"?)."""
     import difflib  # only on this error path
 
-    if not message.startswith('unknown option "') or command is None:
+    if not message.startswith('unknown option "'):
         return message
     word = message.split('"')[1].split("=")[0]
     scratch = argparse.ArgumentParser(add_help=False)
@@ -299,6 +299,8 @@ def _close_options(message: str, command: str | None, commands: Sequence[Command
         if c.name == command:
             c.add_options(scratch)
     known = [o for a in scratch._actions for o in a.option_strings] + ["--config", "--help"]
+    if command is None:
+        known.append("--version")
     close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
     return f'{message} (did you mean "{close[0]}"?)' if close else message
 

@@ -31,5 +31,7 @@ def test_an_unknown_option_gets_the_nearest(tmp_path: Path) -> None:
     assert done.stderr.splitlines()[0] == 'skill-be: unknown option "--rep" (did you mean "--reps"?)'
     done = run(root, "check", "--jsno")
     assert done.stderr.splitlines()[0] == 'skill-be: unknown option "--jsno" (did you mean "--json"?)'
+    done = run(root, "--confg=x.yaml", "verify")
+    assert done.stderr.splitlines()[0] == 'skill-be: unknown option "--confg=x.yaml" (did you mean "--config"?)'
     done = run(root, "run", "--zzzzzz")
     assert done.stderr.splitlines()[0] == 'skill-be: unknown option "--zzzzzz"'
