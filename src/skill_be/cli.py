@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,7 +18,8 @@ USAGE = "skill-be <command> [options]"
 DESCRIPTION = "Benchmarks Agent Skills: baseline versus with-skill, LLM-graded, code-tested and gated."
 EPILOG = (
     "Exit codes: 0 when every skill is READY and every blocking check passes, 1 when anything\n"
-    "blocks, 2 for a usage or config error, 130 on SIGINT, 143 on SIGTERM.\n"
+    "blocks, 2 for a usage or config error, 3 when a skill could not be measured (ERROR: a model,\n"
+    "the grader or the sandbox failed), 130 on SIGINT, 143 on SIGTERM.\n"
     'Options take "--name value" or "--name=value". "skill-be <command> --help" shows a command\'s options.'
 )
 
@@ -100,6 +102,22 @@ def _schema_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("format", choices=("config", "eval", "result", "summary"), metavar="config|eval|result|summary")
 
 
+def _init_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "skill_folder", nargs="?", metavar="skill-folder", help="the folder with the SKILL.md (default: ./skills/*)"
+    )
+    p.add_argument("--draft", action="store_true", help="the config's model drafts the scenarios from the description")
+
+
+def _sandbox_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("build",), metavar="build", help="build the Docker sandbox image")
+    p.add_argument("--base", metavar="<image>", help="the Debian bookworm base image (default: debian:bookworm-slim)")
+    p.add_argument(
+        "--ca-certs", metavar="<file>", help="PEM CA certificates of a TLS-intercepting proxy, for the build"
+    )
+    p.add_argument("--tag", metavar="<image>", help="the image's name (default: skill-be-sandbox:<version>)")
+
+
 def _percent(text: str) -> int:
     try:
         n = int(text)
@@ -174,6 +192,23 @@ COMMANDS: tuple[Command, ...] = (
         "(result) or summary.json (summary), for editors and other tools.",
         _schema_options,
         "skill_be.commands.schema",
+    ),
+    Command(
+        "init",
+        "init [skill-folder]",
+        "Writes a commented skill-be.yaml (when there is none) and an eval file per skill: a template\n"
+        "whose placeholders refuse to run until filled, or with --draft scenarios drafted by the\n"
+        "config's model from the skill's description only.",
+        _init_options,
+        "skill_be.commands.init",
+    ),
+    Command(
+        "sandbox",
+        "sandbox build",
+        "Builds the Docker sandbox image (skill-be-sandbox:<version>) from the Dockerfile the package\n"
+        "ships, for code tests in Docker after a pip install.",
+        _sandbox_options,
+        "skill_be.commands.sandbox",
     ),
     Command(
         "cache",
@@ -254,6 +289,40 @@ def build_parser(commands: Sequence[Command]) -> _Parser:
     return parser
 
 
+CONFIG_NAME = "skill-be.yaml"
+STARTS_FRESH = frozenset({"init"})  # commands that write a config where they run: no search upwards
+
+
+def find_config(start: Path, command: str) -> Path:
+    """./skill-be.yaml, else the nearest one in a folder above, as git finds its repository; the
+    plain name when there is none, so the error names the file the user would create."""
+    if command not in STARTS_FRESH:
+        here = start.resolve()
+        for folder in (here, *here.parents):
+            candidate = folder / CONFIG_NAME
+            if candidate.is_file():
+                return candidate if folder == here else Path(os.path.relpath(candidate, start))
+    return Path(CONFIG_NAME)
+
+
+def _close_options(message: str, command: str | None, commands: Sequence[Command]) -> str:
+    """`unknown option "--rep"` gets the command's nearest options: (did you mean "--reps"?)."""
+    import difflib  # only on this error path
+
+    if not message.startswith('unknown option "'):
+        return message
+    word = message.split('"')[1].split("=")[0]
+    scratch = argparse.ArgumentParser(add_help=False)
+    for c in commands:
+        if c.name == command:
+            c.add_options(scratch)
+    known = [o for a in scratch._actions for o in a.option_strings] + ["--config", "--help"]
+    if command is None:
+        known.append("--version")
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
+    return f'{message} (did you mean "{close[0]}"?)' if close else message
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     commands = available(COMMANDS)
@@ -268,15 +337,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2 if args_in else 0
         if args.config is not None and not args.config.strip():
             raise UsageError("--config: needs a path, such as --config ./skill-be.yaml", args.command)
-        config = Path(args.config or "skill-be.yaml")
+        config = Path(args.config) if args.config else find_config(Path.cwd(), args.command)
         command = next(c for c in commands if c.name == args.command)
         module = importlib.import_module(command.module)
         options = {k: v for k, v in vars(args).items() if k not in ("command", "config")}
         code: int = module.main(config, **options)
         return code
     except UsageError as e:
-        print(f"skill-be: {e}", file=sys.stderr)
         command_name = e.command or next((a for a in args_in if a in {c.name for c in commands}), None)
+        print(f"skill-be: {_close_options(str(e), command_name, commands)}", file=sys.stderr)
         where = f"skill-be {command_name} --help" if command_name else "skill-be --help"
         usage = next((f"skill-be {c.usage} [options]" for c in commands if c.name == command_name), USAGE)
         print(f"Usage: {usage} (see {where})", file=sys.stderr)

@@ -80,7 +80,9 @@ def test_a_library_that_does_not_exist_is_exit_2_with_one_line(tmp_path: Path) -
 def _code_tests_project(tmp_path: Path) -> Path:
     root = tmp_path / "signup"
     (root / "skills" / "signup").mkdir(parents=True)
-    (root / "skills" / "signup" / "SKILL.md").write_text("# Signup\n\nReturn `{ errors }` on a rejection.\n")
+    (root / "skills" / "signup" / "SKILL.md").write_text(
+        "---\ndescription: Signup.\n---\n# Signup\n\nReturn `{ errors }` on a rejection.\n"
+    )
     (root / "evals").mkdir()
     scenario = {
         "id": "new-signup",

@@ -118,6 +118,10 @@ class CodeTestSession:
 
         ct = config.code_tests
         kind = await asyncio.to_thread(choose_sandbox, ct.sandbox)
+        if ct.sandbox == "auto" and kind == "docker" and ct.image is None:  # hook: issue 20, no image: fall back
+            from skill_be.codetests.sandbox_build import auto_kind
+
+            kind = await asyncio.to_thread(auto_kind, DEFAULT_IMAGE, self.warn)
 
         settings = Settings(
             node=ts.node,

@@ -17,6 +17,7 @@ from skill_be.adapters.credentials import Redactor, api_key
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, check_unique, labels
 from skill_be.commands.common import warn
 from skill_be.engine.limiter import PriorityLimiter
+from skill_be.engine.prompts import grader_rules
 from skill_be.engine.runner import CodeTests, Engine, Listener, Model, Settings
 from skill_be.errors import Interrupted
 from skill_be.project.config import AdapterEntry, Config
@@ -91,7 +92,7 @@ def engine_settings(config: Config, reps: int | None = None) -> Settings:
         timeout_seconds=config.timeout_seconds,
         cwd=config.root,
         template=config.with_skill_template,
-        grader_rules=config.grader_prompt,
+        grader_rules=config.grader_prompt or grader_rules(config.grader_template),  # hook: issue 20
         gate=config.gate,
     )
 

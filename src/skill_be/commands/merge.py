@@ -121,4 +121,4 @@ async def _merge(config_path: Path, dirs: list[Path], junit_arg: str | None) -> 
     written_summary = files.summary(outcomes)
     print(f"Merged: {', '.join(shown(p.folder) for p in parts)}", flush=True)
     written = written_with(files.written(written_summary), write_junit(junit, files.summaries) if junit else None)
-    return closing(project, files.results, outcomes, written)
+    return closing(project, files.results, outcomes, written, files.errored)

@@ -259,4 +259,4 @@ async def _regrade(config_path: Path, names: list[str], run: str | None, junit_a
     outcomes = run_checks(project, warn)
     summary = files.summary(outcomes)
     written = written_with(files.written(summary), write_junit(junit, files.summaries) if junit else None)
-    return closing(graded_project, verdicts, outcomes, written)
+    return closing(graded_project, verdicts, outcomes, written, files.errored)

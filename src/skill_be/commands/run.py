@@ -16,17 +16,20 @@ from pathlib import Path
 from skill_be.checks import CheckOutcome, run_checks, validate_checks
 from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
 from skill_be.commands.common import warn
+from skill_be.commands.interrupted import keep_partial
 from skill_be.commands.run_files import RunFiles
 from skill_be.commands.scale import RunScale, dry_run, junit_path, write_junit, written_with
 from skill_be.commands.trigger_setup import TriggerRuns, trigger_runs
 from skill_be.engine.gate import ScenarioLines
+from skill_be.engine.health import Health
 from skill_be.engine.observations import Output
 from skill_be.engine.runner import Engine, Settings
 from skill_be.engine.topup import check_top_up
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill, load_project
 from skill_be.project.trigger_plan import check_triggers
-from skill_be.reports.closing import run_closing
+from skill_be.project.writable import check_run_folders
+from skill_be.reports.errors import closing_lines
 from skill_be.reports.markdown import Header
 from skill_be.reports.progress import Progress
 from skill_be.results.result_file import ResultEntry, read_result_file
@@ -78,6 +81,8 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     check_triggers(project, warn)  # commands/trigger_setup.py: trigger evals, checked before any call
     if options.dry_run:
         return await dry_run(project, settings, cache_on, options.shard)
+    # hook: issue 20, a folder the run cannot write is exit 2 before the first call
+    check_run_folders(config.name, config.results, config.result_file)
     scale = RunScale(project, cache_on, options.shard, settings)  # commands/scale.py: cache, prices, shard
     started = datetime.now().astimezone()
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
@@ -93,13 +98,17 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         triggers = trigger_runs(project, parts, settings, options.shard)
         try:
             await benchmark(project, engine, files, progress, concurrency, triggers)
+        except asyncio.CancelledError:  # hook: issue 20, Ctrl-C keeps the answers paid for
+            progress.close()
+            await keep_partial(files, project, header.labels, settings.reps)
+            raise
         finally:
             progress.close()
     outcomes = run_checks(project, warn)
     files.meta.update(scale.meta())
     summary = files.summary(outcomes)
     written = written_with(files.written(summary), write_junit(junit, files.summaries) if junit else None)
-    return scale.finish(closing(project, files.results, outcomes, written))
+    return scale.finish(closing(project, files.results, outcomes, written, files.errored))
 
 
 def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
@@ -182,11 +191,17 @@ async def benchmark(
 
 
 def closing(
-    project: Project, results: Mapping[str, ResultEntry], outcomes: Sequence[CheckOutcome], written: Sequence[Path]
+    project: Project,
+    results: Mapping[str, ResultEntry],
+    outcomes: Sequence[CheckOutcome],
+    written: Sequence[Path],
+    errored: Mapping[str, Health] | None = None,  # hook: issue 20, RunFiles.errored
 ) -> int:
-    """Print the closing lines (reports/closing.py); 1 when anything blocks."""
-    ready = {s.name: results[s.name].ready for s in project.skills}
-    lines, blocked = run_closing(ready, outcomes, [shown(p) for p in written])
+    """Print the closing lines (reports/closing.py, reports/errors.py); 3 when a skill could not be
+    measured, else 1 when anything blocks."""
+    errored = errored or {}
+    ready = {s.name: results[s.name].ready for s in project.skills if s.name not in errored}
+    lines, code = closing_lines(ready, errored, outcomes, [shown(p) for p in written])
     print("\n".join(lines), flush=True)
     sys.stdout.flush()
-    return 1 if blocked else 0
+    return code

@@ -7,9 +7,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from skill_be.checks import CheckOutcome
+from skill_be.engine.health import Health, skill_health
 from skill_be.engine.observations import Output
 from skill_be.engine.runner import SkillRun
 from skill_be.project.loader import Project
+from skill_be.reports.errors import error_report, health_keys
 from skill_be.reports.gate import gate_reasons
 from skill_be.reports.markdown import Header, skill_report
 from skill_be.reports.summary import run_summary, skill_summary
@@ -52,12 +54,19 @@ class RunFiles:
         self.reports: list[Path] = []
         # commands/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
         self.extras: Callable[[SkillRun], tuple[list[str], dict[str, object]]] = lambda run: ([], {})
+        self.errored: dict[str, Health] = {}  # issue 20: skills whose verdict is ERROR (engine/health.py)
+        self.result_written = False  # issue 20: whether this run wrote the result file
+        self.partial: dict[str, list[Output]] = {}  # issue 20: every output so far, for Ctrl-C (interrupted.py)
 
     def _file(self, skill: str, output: Output) -> Path | None:
         return self.run_dir.output_file(skill, output) if output.text is not None else None
 
+    def file_of(self, skill: str, output: Output) -> Path | None:
+        return self._file(skill, output)
+
     def output(self, skill: str, output: Output) -> None:
         self.run_dir.write_output(skill, output)
+        self.partial.setdefault(skill, []).append(output)  # hook: issue 20
         if self.html is not None:
             file = self._file(skill, output)
             key = (
@@ -72,13 +81,21 @@ class RunFiles:
         name = run.skill.name
         extra_lines, extra_keys = self.extras(run)
         report = skill_report(run, self.header, extra_lines)
+        health = skill_health(run.outputs, self.header.labels, self.project.config.gate)  # hook: issue 20
+        if health.error:
+            report = error_report(report, health)
         self.reports.append(self.run_dir.write_report(name, report))
         self.summaries[name] = {
             **skill_summary(
                 run, list(self.header.labels), fingerprint, lambda o: self._file(name, o), self.run_dir.path
             ),
             **extra_keys,
+            **health_keys(health),
         }
+        if health.error:  # hook: issue 20: the result file keeps the previous entry of a skill not measured
+            self.errored[name] = health
+            self.summary(None)
+            return report
         self.results[name] = ResultEntry(
             date=self.header.date,
             fingerprint=fingerprint,
@@ -89,9 +106,12 @@ class RunFiles:
             scores=scores_of(run),
             gate=run.gate.levels.to_json(),
             triggers=triggers_json(run.gate.trigger, calls=False) if run.gate.trigger else None,
+            reps=self.header.reps,  # hook: issue 20, verify holds the run to the config's reps
+            inputs=self.project.inputs(run.skill),  # hook: issue 20, verify names what changed
         )
         self.summary(None)
         write_result_file(self.project.config.result_file, self.results)
+        self.result_written = True
         return report
 
     def summary(self, checks: Sequence[CheckOutcome] | None) -> Path:
@@ -107,4 +127,6 @@ class RunFiles:
     def written(self, summary: Path) -> list[Path]:
         """Every file the closing lines list, in order."""
         page = [self.run_dir.path / "results.html"] if self.html is not None else []
-        return [*self.reports, summary, *page, self.project.config.result_file]
+        # hook: issue 20, when every skill was ERROR the run left the result file as it was
+        kept = self.errored and not self.result_written
+        return [*self.reports, summary, *page, *([] if kept else [self.project.config.result_file])]

@@ -9,6 +9,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from skill_be.adapters.base import AdapterStartError
 from skill_be.adapters.credentials import Redactor
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, labels
 from skill_be.commands.assembly import build_models, preflight
@@ -53,7 +54,11 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: s
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
     grader = Model(config.grader.id, registry.create(config.grader, env)) if graded else None
     entries = [*config.models, *([config.grader] if grader else [])]
-    await preflight(entries, [*models, *([grader] if grader else [])], env)
+    for entry, model in zip(entries, [*models, *([grader] if grader else [])], strict=True):
+        try:  # hook: issue 20, a dry run calls nothing, so a CLI that is not installed is a note
+            await preflight([entry], [model], env)
+        except AdapterStartError as e:
+            warn(f"note: {e} (the dry run calls nothing; a real run stops here with exit code 2)")
     callers = [Caller(m.label, adapter_identity(e, config.root)) for m, e in zip(models, config.models, strict=True)]
     judge = Caller(config.grader.id, adapter_identity(config.grader, config.root)) if grader else None
     # Read only: a dry run never creates the cache folder or refreshes an entry.

@@ -9,6 +9,7 @@ from skill_be.commands.common import result_line, warn
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill, load_project
 from skill_be.results.result_file import ResultFile, read_result_file
+from skill_be.results.staleness import short_of_config, what_changed
 
 
 def main(config_path: Path) -> int:
@@ -55,12 +56,11 @@ def _problem(project: Project, skill: Skill, result: ResultFile) -> str | None:
     rerun = f'run "skill-be run {skill.name}"'
     if entry is None:
         return f'  - skill "{skill.name}": no entry in the result file; {rerun}'
-    if entry.fingerprint != project.fingerprint(skill):
-        what = (
-            "its SKILL.md, its eval file, the config, its tests or its package list"
-            if skill.has_code_tests
-            else "its SKILL.md, its eval file or the config"
-        )
+    short = short_of_config(project, entry)  # hook: issue 20, results/staleness.py
+    if short is not None:
+        return f'  - skill "{skill.name}": changed: run it again ({short}); {rerun}'
+    what = what_changed(project, skill, entry)  # hook: issue 20, names the file or key
+    if what is not None:
         return f'  - skill "{skill.name}": changed since its last run ({what}); {rerun}'
     if not entry.ready:
         why = "; ".join(entry.reasons) if entry.reasons else "no reason recorded"

@@ -150,6 +150,7 @@ class Effects:
     overall: Interval  # across scenarios (mean over models), two-level bootstrap
     seed: int
     low_sample: bool  # some arm has fewer than stats.LOW_SAMPLE_ANSWERS answers
+    one_scenario: bool = False  # the overall effect is that scenario's own interval, not a bootstrap
 
 
 @dataclass(frozen=True)
@@ -282,9 +283,18 @@ def effects(
         for sc in scenarios
     ]
     seed = stats.content_seed([sc.id for sc in scenarios], list(models), [[list(map(list, u)) for u in units]])
-    overall = stats.bootstrap_effect([u for u in units if u], seed, resamples, CONFIDENCE)
-    low = any(min(b.n, s.n) < stats.LOW_SAMPLE_ANSWERS for b, s in samples.values())
-    return Effects(lines, tuple(per_scenario), overall, seed, low)
+    measured = [u for u in units if u]
+    overall = stats.bootstrap_effect(measured, seed, resamples, CONFIDENCE)
+    if len(measured) == 1 and per_scenario:  # issue 20: a bootstrap over one scenario is no interval
+        overall = _mean_interval([e.interval for e in per_scenario])
+    low = any(stats.low_sample(min(b.n, s.n)) for b, s in samples.values())
+    return Effects(lines, tuple(per_scenario), overall, seed, low, one_scenario=len(measured) == 1)
+
+
+def _mean_interval(ivs: Sequence[Interval]) -> Interval:
+    """One scenario's overall effect: its pooled interval (the mean of its models' when several)."""
+    n = len(ivs)
+    return Interval(sum(i.estimate for i in ivs) / n, sum(i.low for i in ivs) / n, sum(i.high for i in ivs) / n)
 
 
 def _half_width_to_decide(d: float, margin: float, critical: bool) -> float:

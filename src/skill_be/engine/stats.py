@@ -49,6 +49,29 @@ def effect_label(iv: Interval) -> str:
     return NO_CLEAR_DIFFERENCE
 
 
+def low_sample(answers: int) -> bool:
+    """The one definition of "low sample", for lines, scenarios and the overall effect alike."""
+    return answers < LOW_SAMPLE_ANSWERS
+
+
+def nested_why(parent: str, children: Sequence[str], what: str, less_sure: str = "") -> str | None:
+    """Why a level's label differs from the labels of what it is made of (its lines, or its
+    scenarios), or None when they agree. Every report that shows nested labels says this next to
+    the parent, so two labels never contradict each other without a reason (issue 20)."""
+    decided = [c for c in children if c != NO_CLEAR_DIFFERENCE]
+    if parent == NO_CLEAR_DIFFERENCE and decided:
+        words = " and ".join(f"{decided.count(w)} {w}" for w in (BETTER, WORSE) if w in decided)
+        because = less_sure or f"it averages {what} that moved with others that did not"
+        return f"{words} of its {len(children)} {what} on their own; the mean over all of them is less sure: {because}"
+    if parent != NO_CLEAR_DIFFERENCE and any(c not in (parent, NO_CLEAR_DIFFERENCE) for c in children):
+        other = WORSE if parent == BETTER else BETTER
+        n = sum(1 for c in children if c == other)
+        return f"{n} of its {len(children)} {what} went the other way ({other}); the mean over all of them is {parent}"
+    if parent != NO_CLEAR_DIFFERENCE and children and not decided:
+        return f"none of its {len(children)} {what} is sure on its own; together they are, since the mean pools them"
+    return None
+
+
 def z_two_sided(confidence: float) -> float:
     """The normal quantile for a two-sided interval at `confidence` (0.95 gives 1.95996...)."""
     return NormalDist().inv_cdf(0.5 + confidence / 2)

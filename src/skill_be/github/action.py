@@ -172,7 +172,10 @@ def build_view(
         entries: dict[str, Any] = doc["skills"] if isinstance(doc, dict) and isinstance(doc.get("skills"), dict) else {}
         for s in project.skills:
             e = entries.get(s.name)
-            changed[s.name] = not isinstance(e, dict) or e.get("fingerprint") != project.fingerprint(s)
+            fp = e.get("fingerprint") if isinstance(e, dict) else None
+            # hook: issue 20, a version-1 entry (the Node tool's, skill-be 0.1's) compares the version-1 way
+            v2 = isinstance(fp, str) and fp.startswith("v2:")
+            changed[s.name] = fp != (project.fingerprint(s) if v2 else project.legacy_fingerprint(s))
         if doc is not None:
             skills = gather.skills_from_result_file(doc, names, changed, evals, ctx.workspace, cwd)
             models = tuple(

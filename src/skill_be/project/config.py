@@ -51,6 +51,8 @@ class GateConfig(NamedTuple):
     trigger: TriggerGate | None = None  # gate.trigger (project/trigger_models.py); None: reported, never blocking
     min_delta: float | None = None  # percentage points the overall effect must reach (results/gate_rules.py)
     previous: str = "warn"  # block | warn | off: a critical scenario worse than at the base branch
+    max_error_share: float = 0.5  # engine/health.py: more outputs than this share errored is ERROR
+    error_verdict: bool = True  # False: the reference's behaviour, errors block (NOT READY), never ERROR
 
 
 class TypecheckConfig(NamedTuple):
@@ -126,6 +128,7 @@ class Config(NamedTuple):
     pricing: Mapping[str, object] = MappingProxyType({})  # model id -> prices; engine/pricing.py validates it
     neighbours: tuple[Path, ...] | None = None  # trigger evals; None: every other skill of the project
     trigger_turns: int = DEFAULT_TRIGGER_TURNS
+    grader_template: str = "code"  # grader.template (issue 20): code (the reference's rules) | generic
 
 
 def load_config(path: Path) -> Config:
@@ -168,6 +171,7 @@ def load_config(path: Path) -> Config:
         kw["trigger_turns"] = d["triggerTurns"]
     if d.get("triage", {}).get("model") is not None:
         kw["triage_model"] = _entry(d["triage"]["model"], top.key("triage").key("model"))
+    grader = _grader(d["grader"], top.key("grader"), kw)
     return Config(
         path=path,
         root=root,
@@ -175,7 +179,7 @@ def load_config(path: Path) -> Config:
         skills=_resolve(root, d["skills"]),
         evals=_resolve(root, d["evals"]),
         models=tuple(_entry(e, top.key("model").index(i) if many else top.key("model")) for i, e in enumerate(entries)),
-        grader=_entry(d["grader"], top.key("grader")),
+        grader=grader,
         places=places,
         **kw,
     )
@@ -200,10 +204,27 @@ def _entry(d: Mapping[str, Any], where: Where) -> AdapterEntry:
     return AdapterEntry(adapter=d["adapter"], id=settings["id"], settings=settings, where=where)
 
 
+GRADER_TEMPLATES = ("code", "generic")
+
+
+def _grader(d: Mapping[str, Any], where: Where, kw: dict[str, Any]) -> AdapterEntry:
+    """The grader entry; its `template` key is skill-be's (the grader's rules), not the adapter's."""
+    entry = _entry(d, where)
+    if "template" not in entry.settings:
+        return entry
+    template = entry.settings["template"]
+    if template not in GRADER_TEMPLATES:
+        raise where.key("template").error(
+            f"must be code (the built-in rules for code) or generic (for skills not about code), not {template!r}"
+        )
+    kw["grader_template"] = template
+    return entry._replace(settings={k: v for k, v in entry.settings.items() if k != "template"})
+
+
 def _gate(d: Mapping[str, Any]) -> GateConfig:
     keys = {"regressionOnCritical": "regression_on_critical", "blockOnZero": "block_on_zero",
             "blockOnErrors": "block_on_errors", "rule": "rule", "inconclusive": "inconclusive",
-            "topUpReps": "top_up_reps", "previous": "previous"}  # fmt: skip
+            "topUpReps": "top_up_reps", "previous": "previous", "errorVerdict": "error_verdict"}  # fmt: skip
     kw: dict[str, Any] = {attr: d[key] for key, attr in keys.items() if key in d}
     if "margin" in d:
         kw["margin"] = float(d["margin"])
@@ -211,6 +232,8 @@ def _gate(d: Mapping[str, Any]) -> GateConfig:
         kw["trigger"] = trigger_gate(d["trigger"])
     if d.get("minDelta") is not None:
         kw["min_delta"] = float(d["minDelta"])
+    if "maxErrorShare" in d:
+        kw["max_error_share"] = float(d["maxErrorShare"])
     return GateConfig(**kw)
 
 

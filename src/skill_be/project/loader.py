@@ -10,9 +10,10 @@ from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project import codetest_layout
 from skill_be.project.config import Config, check_named, load_config
+from skill_be.project.deciding import deciding_settings
 from skill_be.project.evals import EvalFile, load_eval
-from skill_be.project.fingerprint import fingerprint, tree_files
-from skill_be.project.skills import SkillDoc, read_skill_md
+from skill_be.project.fingerprint import combine, file_inputs, fingerprint, setting_inputs, tree_files
+from skill_be.project.skills import SkillDoc, read_skill_md, skill_md_warnings
 from skill_be.project.where import Where
 
 
@@ -36,12 +37,8 @@ class Project(NamedTuple):
     skills: tuple[Skill, ...]  # the selected skills, in name order
     all_names: tuple[str, ...]  # every skill with a SKILL.md and an eval file
 
-    def fingerprint(self, skill: Skill) -> str:
-        parts: list[tuple[str, Path]] = [
-            ("SKILL.md", skill.skill_md),
-            ("eval", skill.eval_path),
-            ("config", self.config.path),
-        ]
+    def _files(self, skill: Skill) -> list[tuple[str, Path]]:
+        parts: list[tuple[str, Path]] = [("SKILL.md", skill.skill_md), ("eval", skill.eval_path)]
         if skill.has_code_tests and self.config.tests is not None:
             parts += tree_files(self.config.tests / skill.name, "tests")
             parts += tree_files(self.config.tests / codetest_layout.SHARED, "shared")
@@ -51,7 +48,23 @@ class Project(NamedTuple):
             for p in neighbour_dirs(self.config, skill.dir):
                 if (p / "SKILL.md").is_file():  # a missing one stops `run` (project/trigger_plan.py)
                     parts.append((f"neighbour/{p.name}", p / "SKILL.md"))
-        return fingerprint(parts)
+        return parts
+
+    def inputs(self, skill: Skill) -> dict[str, str]:
+        """Every part of the version-2 fingerprint with its hash: the files, and the config's
+        deciding settings key by key (project/deciding.py)."""
+        graded = any(sc.criteria for sc in skill.evals.scenarios)
+        settings = deciding_settings(self.config, skill.has_code_tests, graded, skill.evals.triggers is not None)
+        return {**file_inputs(self._files(skill)), **setting_inputs(settings)}
+
+    def fingerprint(self, skill: Skill) -> str:
+        """The version-2 fingerprint ("v2:..."): what `run` records and `verify` compares."""
+        return combine(self.inputs(skill))
+
+    def legacy_fingerprint(self, skill: Skill) -> str:
+        """Version 1 (the Node tool's scheme): the files and the whole config file. `verify` compares
+        an entry with a bare 64-hex fingerprint this way, so older result files verify as they did."""
+        return fingerprint([*self._files(skill), ("config", self.config.path)])
 
 
 def neighbour_dirs(config: Config, skill_dir: Path) -> list[Path]:
@@ -108,6 +121,9 @@ def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[s
     for name in without:
         if not names:
             warn(f'warning: skill "{name}" has no eval file')
+    for skill in selected:
+        for line in skill_md_warnings(skill.doc, shown(skill.skill_md)):
+            warn(line)
     return Project(config=config, skills=selected, all_names=tuple(f.name for f in with_evals))
 
 
@@ -118,8 +134,24 @@ def _entries(folder: Path, config_name: str) -> list[Path]:
         raise ConfigError(f"{config_name}: skills: cannot list {shown(folder)} ({e.strerror or e})") from None
 
 
+PLACEHOLDER = "TODO(skill-be init)"  # what `skill-be init` writes where only the user can fill in
+
+
+def refuse_placeholders(evals: EvalFile) -> None:
+    """A scenario that still holds an init placeholder would measure nothing: a ConfigError at it."""
+    for sc in evals.scenarios:
+        texts = [("prompt", sc.prompt), *(("criteria", c) for c in sc.criteria)]
+        for key, text in texts:
+            if PLACEHOLDER in text or PLACEHOLDER in sc.id:
+                raise ConfigError(
+                    f'{evals.at(sc.id, key)}: scenario "{sc.id}": {key} is still the placeholder of skill-be init '
+                    f"({text[:60]!r}); write it, or remove the scenario"
+                )
+
+
 def _load_skill(config: Config, folder: Path) -> Skill:
     evals = load_eval(config.evals / f"{folder.name}.json")
+    refuse_placeholders(evals)
     files = codetest_layout.test_files(config, folder.name, evals)
     packages = codetest_layout.package_list(config, folder.name) if files else None
     return Skill(

@@ -110,6 +110,20 @@ class GateModel(Strict):
         json_schema_extra={"minimum": -100, "maximum": 100},
     )
     previous: choice(("block", "warn", "off"), "value") = Field("warn")  # type: ignore[valid-type]
+    max_error_share: Number = Field(
+        0.5,
+        alias="maxErrorShare",
+        description="the share of outputs that may error before the verdict is ERROR (engine/health.py)",
+        json_schema_extra={"minimum": 0, "maximum": 1},
+    )
+    error_verdict: Flag = Field(True, alias="errorVerdict")
+
+    @field_validator("max_error_share")
+    @classmethod
+    def _a_share(cls, value: float) -> float:
+        if not 0 <= value <= 1:
+            fail(f"must be a share from 0 to 1, not {value:g}")
+        return value
 
     @field_validator("margin")
     @classmethod
@@ -305,6 +319,7 @@ Output = Annotated[
 class ScenarioModel(Strict):
     model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["criteria"]}, {"required": ["output"]}]})
 
+    comment_: AnyText | None = Field(None, alias="$comment", description="a note for people; ignored")
     id: Text = Field(
         description="a unique name for the scenario",
         json_schema_extra={"maxLength": 200, "not": {"anyOf": [{"pattern": p} for p in FILE_NAME_TRAPS]}},
@@ -338,6 +353,7 @@ class EvalFileModel(Strict):
     model_config = ConfigDict(title="skill-be eval file")
 
     schema_: AnyText | None = Field(None, alias="$schema", description="a JSON Schema for editors; ignored")
+    comment_: AnyText | None = Field(None, alias="$comment", description="a note for people; ignored")
     skill: Any = None
     scenarios: Annotated[list[ScenarioModel], Field(min_length=1), BeforeValidator(_scenarios)] = Field(
         description="a non-empty list of scenarios", json_schema_extra={"x-uniqueKey": "id"}

@@ -57,7 +57,8 @@ def render_html(
     grader = summary.get("grader")
     graded = any(s["graded"] for s in skills)
     return env.get_template("results.html.j2").render(
-        verdict="READY" if ready else "NOT READY",
+        # hook: issue 20, a skill that could not be measured makes the run's banner ERROR
+        verdict="READY" if ready else "ERROR" if any(s.get("verdict") == "ERROR" for s in skills) else "NOT READY",
         ready=ready,
         blocked=sum(1 for s in skills if not s["ready"]),
         skills=skills,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from skill_be.engine.agreement import overall_why, scenario_why
 from skill_be.engine.gate import Gate, LineScore
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
@@ -72,6 +73,8 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
                 seed=fx.seed, delta=pp(iv.estimate), low=pp(iv.low), high=pp(iv.high), label=iv.label, low_sample=low
             ),
         ]
+        why = overall_why(fx)  # hook: issue 20, nested labels say why they differ
+        out += [f"Why: {why}."] if why else []
     out += trigger_section(run.gate.trigger) if run.gate.trigger is not None else []  # reports/triggers.py
     out += ["", *extra] if extra else []
     out += ["", "---", "", *release_gate_section(run.gate), ""]
@@ -97,6 +100,8 @@ def interval_lines(gate: Gate, scenario: str, model: str, scores: Sequence[LineS
             )
     iv = pooled.interval
     out.append(s.SCENARIO_INTERVAL_LINE.format(delta=pp(iv.estimate), low=pp(iv.low), high=pp(iv.high), label=iv.label))
+    why = scenario_why(fx, scenario, model)  # hook: issue 20
+    out += [f"  - why: {why}"] if why else []
     return out
 
 

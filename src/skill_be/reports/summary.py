@@ -8,6 +8,7 @@ from pathlib import Path
 from skill_be import __version__
 from skill_be.adapters.base import Usage
 from skill_be.checks import CheckOutcome
+from skill_be.engine.agreement import overall_why, scenario_why
 from skill_be.engine.gate import Gate, LineScore
 from skill_be.engine.observations import Grading, Output
 from skill_be.engine.runner import SkillRun
@@ -155,6 +156,7 @@ def _scenario_interval(run: SkillRun, scenario: str, model: str) -> dict[str, ob
             "answers": {"baseline": e.answers[0], "withSkill": e.answers[1]},
             "lowSample": min(e.answers) < LOW_SAMPLE_ANSWERS,
             "repsToDecide": e.reps_to_decide if e.reps_to_decide <= REPS_CAP else None,
+            "why": scenario_why(fx, scenario, model) if fx else None,  # hook: issue 20
         }
     }
 
@@ -163,7 +165,16 @@ def _overall(g: Gate) -> dict[str, object]:
     fx = g.effects
     if fx is None:
         return {}
-    return {"effect": {**_iv(fx.overall), "label": fx.overall.label, "lowSample": fx.low_sample, "seed": fx.seed}}
+    return {
+        "effect": {
+            **_iv(fx.overall),
+            "label": fx.overall.label,
+            "lowSample": fx.low_sample,
+            "seed": fx.seed,
+            "oneScenario": fx.one_scenario,  # hook: issue 20
+            "why": overall_why(fx),
+        }
+    }
 
 
 def _gate_evidence(g: Gate) -> dict[str, object]:

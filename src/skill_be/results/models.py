@@ -53,6 +53,10 @@ class ResultEntryModel(Record):
         None, description="the rule and error levels that decided (skill-be, issue 12: engine.gate.Levels)"
     )
     triggers: TriggersModel | None = Field(None, description="trigger evals' scores and checks (issue 18)")
+    reps: Count | None = Field(None, description="the reps per arm the run made (skill-be, issue 20)")
+    inputs: MapOf(Text) | None = Field(  # type: ignore[valid-type]
+        None, description="each part of a v2 fingerprint and its hash, for verify to name what changed (issue 20)"
+    )
 
 
 class ResultFileModel(Record):

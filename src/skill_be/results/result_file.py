@@ -53,6 +53,8 @@ class ResultEntry(NamedTuple):
     scores: tuple[Score, ...] | None = None  # None: not recorded (the Node tool's files); verify ignores it
     gate: Mapping[str, object] | None = None  # the rule and levels that decided (engine.gate.Levels.to_json)
     triggers: Mapping[str, object] | None = None  # trigger evals' scores (results/triggers.py), no calls
+    reps: int | None = None  # issue 20: the reps it ran with; None in older files (verify skips the check)
+    inputs: Mapping[str, str] | None = None  # issue 20: each fingerprint part's hash (project/fingerprint.py v2)
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {
@@ -69,6 +71,10 @@ class ResultEntry(NamedTuple):
             doc["gate"] = dict(self.gate)
         if self.triggers is not None:
             doc["triggers"] = dict(self.triggers)
+        if self.reps is not None:
+            doc["reps"] = self.reps
+        if self.inputs is not None:
+            doc["inputs"] = dict(sorted(self.inputs.items()))
         return doc
 
 
@@ -116,7 +122,19 @@ def _newer(version: str) -> bool:
 # The keys each level of the file may have; a file this version (or an earlier one) wrote has no
 # others, so another key is a hand edit, most likely a typo.
 _TOP_KEYS = ("skillBeVersion", "skills")
-_ENTRY_KEYS = ("date", "fingerprint", "ready", "reasons", "models", "grader", "scores", "gate", "triggers")
+_ENTRY_KEYS = (
+    "date",
+    "fingerprint",
+    "ready",
+    "reasons",
+    "models",
+    "grader",
+    "scores",
+    "gate",
+    "triggers",
+    "reps",
+    "inputs",
+)
 _SCORE_KEYS = ("model", "scenario", "line", "kind", "critical", "baseline", "withSkill")
 _ARM_KEYS = ("passed", "total")
 
@@ -159,6 +177,8 @@ def _entry(e: Mapping[str, Any]) -> ResultEntry:
         scores=None if scores is None else tuple(_score(x) for x in scores),
         gate=e.get("gate"),
         triggers=e.get("triggers"),
+        reps=e.get("reps"),
+        inputs=e.get("inputs"),
     )
 
 

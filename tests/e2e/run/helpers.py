@@ -86,7 +86,10 @@ def project(
         "money": [{"id": "split", "critical": True, "prompt": "Split a bill.", "criteria": ["Uses allocate"]}]
     }
     for name, scenarios in skills.items():
-        write(root / "skills" / name / "SKILL.md", f"---\nname: {name}\n---\n{skill_text}")
+        write(
+            root / "skills" / name / "SKILL.md",
+            f"---\nname: {name}\ndescription: Test skill {name}.\n---\n{skill_text}",
+        )
         write(root / "evals" / f"{name}.json", json.dumps({"scenarios": scenarios}, indent=2))
     write(root / "model.py", model)
     write(root / "grader.py", grader)

@@ -23,7 +23,7 @@ sys.exit(3)
 """
     root = project(tmp_path, model=model)
     r = run(root, "run")
-    assert r.code == 1
+    assert r.code == 3  # every call failed: ERROR, not a verdict (issue 20)
     assert (root / "calls.log").read_text() == "xxxx"  # 1 scenario x 2 reps x 2 arms, no retry
     assert (
         "- **[ERROR]** rep 1 baseline: the generation failed (exit code 3: model crashed: boom); its lines count as 0"
@@ -48,7 +48,7 @@ time.sleep(600)
     # No timing asserted here (bench/ measures speed): the calls end by the timeout, not by
     # sleeping out their 600 s, or run() gives up at its own limit and the test fails.
     r = run(root, "run")
-    assert r.code == 1
+    assert r.code == 3  # every call failed: ERROR (issue 20)
     assert "the generation failed (timed out after 1 s)" in r.stdout
     pids = [int(p) for p in (root / "pids.log").read_text().split()]
     assert len(pids) == 2

@@ -41,10 +41,13 @@ def test_unparseable_then_good_is_retried_once_and_both_replies_are_kept(tmp_pat
 def test_failing_twice_is_an_error_and_counts_as_zero(tmp_path: Path) -> None:
     root = project(tmp_path, skills={"money": SC}, grader=grader_replying("VERDICTS:\n1: YES"), config={"reps": 1})
     r = run(root, "run")
-    assert r.code == 1
+    assert r.code == 3  # every grading failed: ERROR, not a verdict (issue 20)
     assert "every grading failed (grading 1: unparseable reply: no verdict for criterion 2)" in r.stdout
     assert s.ERROR_LINE.format(n=2) in r.stdout
-    assert r.stdout.rstrip().endswith("Result: blocked by the release gate (NOT READY: money)")
+    assert r.stdout.rstrip().endswith(
+        "Result: error, could not measure money: every call of the grader failed: "
+        "unparseable reply: no verdict for criterion 2 (2x)"
+    )
 
 
 def test_decoy_verdicts_before_the_real_block_do_not_count(tmp_path: Path) -> None:
@@ -64,7 +67,7 @@ def test_repeated_or_out_of_range_criteria_are_unparseable(tmp_path: Path) -> No
             tmp_path / why.split()[1], skills={"money": SC}, grader=grader_replying(reply), config={"reps": 1}
         )
         r = run(root, "run")
-        assert r.code == 1
+        assert r.code == 3  # every grading failed: ERROR (issue 20)
         assert why in r.stdout
 
 

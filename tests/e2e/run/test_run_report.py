@@ -86,7 +86,7 @@ def test_ready_run_writes_report_run_dir_summary_and_result_file(tmp_path: Path)
     assert (
         entry["ready"] is True and entry["reasons"] == [] and entry["models"] == ["m1"] and entry["grader"] == "judge"
     )
-    assert len(entry["fingerprint"]) == 64
+    assert entry["fingerprint"].startswith("v2:") and len(entry["fingerprint"]) == 67  # issue 20: version 2
     # verify agrees with the run it recorded.
     v = run(root, "verify")
     assert v.code == 0, v.stdout + v.stderr
@@ -142,7 +142,7 @@ print("VERDICTS:\\n1: YES")
     prompts = (root / "prompts.log").read_text().split("\n=====\n")
     assert "Split a bill." in prompts
     skilled = next(p for p in prompts if "RULES START" in p)
-    assert skilled.startswith("RULES START\n---\nname: money\n---\n# Money")
+    assert skilled.startswith("RULES START\n---\nname: money\ndescription: Test skill money.\n---\n# Money")
     assert skilled.endswith("RULES END\nDo: Split a bill.")
     g = (root / "grader.log").read_text()
     assert g.startswith(

@@ -120,10 +120,10 @@ def test_failed_calls_are_never_cached(tmp_path: Path) -> None:
     skills = {"money": [{"id": "down", "prompt": "FAIL now.", "criteria": ["Uses allocate"]}]}
     root = project(tmp_path, skills=skills, model=COUNTING_MODEL, grader=COUNTING_GRADER)
     first = run(root, "run", "--cache")
-    assert first.code == 1 and calls(root) == {("model", "FAIL now."): 4}
+    assert first.code == 3 and calls(root) == {("model", "FAIL now."): 4}
     assert entries(root) == []
     reset(root)
-    assert run(root, "run", "--cache").code == 1
+    assert run(root, "run", "--cache").code == 3
     assert calls(root) == {("model", "FAIL now."): 4}
 
 

@@ -71,7 +71,13 @@ def test_the_dry_run_counts_the_calls_a_real_run_then_makes_and_calls_nothing(tm
 def test_a_dry_run_checks_everything_first(tmp_path: Path) -> None:
     root = project(tmp_path, config={"model": {"adapter": "command", "id": "m1", "run": "./no-such-model"}})
     r = run(root, "run", "--dry-run")
-    assert r.code == 2 and 'cannot start "./no-such-model"' in r.stderr
+    # issue 20: a dry run calls nothing, so a model that cannot start is a note, not exit 2
+    assert r.code == 0 and 'cannot start "./no-such-model"' in r.stderr and "a real run stops here" in r.stderr
+    assert r.code == 0 and "Dry run: nothing is called" in r.stdout
+    assert run(root, "run").code == 2  # the real run still stops before the first call
+    bad = root / "skill-be.yaml"
+    bad.write_text(bad.read_text().replace("gradings: 1", "gradings: 0"))
+    assert run(root, "run", "--dry-run").code == 2  # a config mistake still stops it
 
 
 def test_junit_has_a_suite_per_skill_a_case_per_line_and_model_and_validates(tmp_path: Path) -> None:

@@ -41,7 +41,10 @@ class ProjectDir:
         self.config.write_text(self.config.read_text(encoding="utf-8") + extra, encoding="utf-8")
 
     def skill(self, name: str, scenarios: list[dict[str, object]] | None = None, md: str | None = None) -> None:
-        self.write(f"skills/{name}/SKILL.md", md if md is not None else f"---\nname: {name}\n---\n# {name}\n")
+        self.write(
+            f"skills/{name}/SKILL.md",
+            md if md is not None else f"---\nname: {name}\ndescription: Test skill {name}.\n---\n# {name}\n",
+        )
         if scenarios is not None:
             self.write(f"evals/{name}.json", json.dumps({"scenarios": scenarios}, indent=2))
 

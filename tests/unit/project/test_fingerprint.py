@@ -19,7 +19,7 @@ def loaded(project: ProjectDir) -> Project:
 
 def fp(project: ProjectDir, skill: str) -> str:
     p = loaded(project)
-    return p.fingerprint(next(s for s in p.skills if s.name == skill))
+    return p.legacy_fingerprint(next(s for s in p.skills if s.name == skill))  # version 1 (v2: test_fingerprint_v2.py)
 
 
 def code_test_project(root: Path) -> ProjectDir:

@@ -43,7 +43,31 @@ def test_skills_pair_with_eval_files_in_name_order(project: ProjectDir) -> None:
     assert [s.id for s in alpha.evals.scenarios] == ["x", "y"]
     assert alpha.doc.blocks[0].line == 5
     assert alpha.test_files == {} and alpha.package_list is None and not alpha.has_code_tests
-    assert warnings == ['warning: skill "draft" has no eval file']
+    assert warnings[0] == 'warning: skill "draft" has no eval file'
+    assert len(warnings) == 2 and warnings[1].endswith(
+        "alpha/SKILL.md has no description in its front matter; "
+        "agents choose a skill by it, so add `description: <what it teaches and when to use it>` between its --- lines"
+    )
+
+
+@pytest.mark.parametrize(
+    ("md", "warned"),
+    [
+        ("", "is empty: the with-skill arm gets the template without a skill; write the skill"),
+        ("  \n\n", "is empty"),
+        ("# Money\nNo front matter.\n", "has no description in its front matter"),
+        ("---\nname: m\ndescription: ''\n---\nx\n", "has no description"),
+        ("---\ndescription: Teaches money.\n---\nx\n", None),  # no name: the folder names it, no warning
+    ],
+)
+def test_skill_md_warnings(project: ProjectDir, md: str, warned: str | None) -> None:
+    project.skill("money", [judge()], md=md)
+    p, warnings = load(project)
+    assert p.skills[0].doc.name == ("m" if "name: m" in md else "money")  # type: ignore[attr-defined]
+    if warned is None:
+        assert warnings == []
+    else:
+        assert len(warnings) == 1 and warned in warnings[0] and "skills/money/SKILL.md" in warnings[0]
 
 
 def test_named_skills(project: ProjectDir, monkeypatch: pytest.MonkeyPatch) -> None:
