@@ -4,6 +4,8 @@ nothing of the committed result file lost."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,10 +64,20 @@ def test_an_unwritable_cache_folder_is_one_warning_and_the_run_goes_on(tmp_path:
     assert sum("the response cache cannot be written" in line for line in r.stderr.splitlines()) == 1
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permissions")
-def test_a_read_only_results_folder(tmp_path: Path) -> None:  # pragma: no cover - CI runs as root
+def test_a_read_only_results_folder(tmp_path: Path) -> None:
+    """A read-only mount refuses even root (CI runs as root): the folder is bound read-only in a mount
+    namespace of the skill-be process alone, so nothing outside the test sees it."""
     root = project(tmp_path, model=COUNTING)
-    (root / ".skill-be" / "results").mkdir(parents=True)
-    (root / ".skill-be" / "results").chmod(0o500)
-    line = one_line_exit_2(run(root, "run"))
-    assert "cannot be written (permission denied)" in line
+    results = root / ".skill-be" / "results"
+    results.mkdir(parents=True)
+    script = 'mount --bind -o ro "$1" "$1" && shift && exec "$@"'
+    env = {k: v for k, v in os.environ.items() if k != "CI"} | {"NO_COLOR": "1"}
+    p = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", str(results),
+         sys.executable, "-m", "skill_be", "run"],
+        cwd=root, capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert p.returncode == 2, p.stdout + p.stderr
+    (line,) = p.stderr.strip().splitlines()
+    assert "results" in line and "cannot be written (read-only file system)" in line, line
+    assert not (root / "calls.log").exists()
