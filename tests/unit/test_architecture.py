@@ -20,7 +20,7 @@ ROOT = "skill_be"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("skill_be", "errors", "paths", "proc"),  # low-level helpers; `skill_be` is __version__
     ("project",),
-    ("adapters", "checks", "codetests"),
+    ("adapters", "agents", "checks", "codetests"),
     ("engine",),
     ("results",),
     ("schema",),  # JSON Schemas generated from the file formats' models (project/, results/)

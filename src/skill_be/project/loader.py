@@ -102,7 +102,7 @@ def _entries(folder: Path, config_name: str) -> list[Path]:
 
 
 def _load_skill(config: Config, folder: Path) -> Skill:
-    evals = load_eval(config.evals / f"{folder.name}.json")
+    evals = load_eval(config.evals / f"{folder.name}.json", config.root)
     files = codetest_layout.test_files(config, folder.name, evals)
     packages = codetest_layout.package_list(config, folder.name) if files else None
     return Skill(
