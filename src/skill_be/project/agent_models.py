@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Discriminator, Field, Tag, field_validator
 
+from skill_be.errors import ConfigError
 from skill_be.project.fields import (
     AnyText,
     Flag,
@@ -22,7 +23,6 @@ from skill_be.project.fields import (
     choice,
     fail,
 )
-from skill_be.errors import ConfigError
 from skill_be.project.places import Places
 from skill_be.project.validation import at_place, path_text
 from skill_be.project.where import type_name
@@ -45,8 +45,6 @@ def relative_path(value: str) -> str:
     return str(p)
 
 
-
-
 def _inline(value: object) -> object:
     if not isinstance(value, dict):
         fail(f"must be a mapping of file paths to their text, not {type_name(value)}")
@@ -54,7 +52,10 @@ def _inline(value: object) -> object:
         if not isinstance(v, str):
             fail(f"must be the file's text (a string), not {type_name(v)}", at=(k,))
         if len(v) > MAX_INLINE:
-            fail(f"is {len(v)} characters; put a file over {MAX_INLINE} characters beside the eval file and use from", at=(k,))
+            fail(
+                f"is {len(v)} characters; put a file over {MAX_INLINE} characters beside the eval file and use from",
+                at=(k,),
+            )
     return value
 
 
@@ -94,7 +95,9 @@ class AgentSettingsModel(Strict):
     max_turns: PositiveInt(1000) = Field(DEFAULT_MAX_TURNS, alias="maxTurns")  # type: ignore[valid-type]
     timeout_seconds: PositiveInt(24 * 3600) = Field(DEFAULT_TIMEOUT, alias="timeoutSeconds")  # type: ignore[valid-type]
     max_tokens: PositiveInt() | None = Field(None, alias="maxTokens")  # type: ignore[valid-type]
-    tools: NonEmptyTextList | None = Field(None, description="the CLI's own tool names; default read, write/edit, shell")
+    tools: NonEmptyTextList | None = Field(
+        None, description="the CLI's own tool names; default read, write/edit, shell"
+    )
     sandbox: choice(AGENT_SANDBOXES, "sandbox") = Field(  # type: ignore[valid-type]
         "docker", description="docker (a container per run) or process (on this machine, no isolation)"
     )
@@ -119,11 +122,17 @@ class ExpectModel(Strict):
 
 _AGENT = {"properties": {"mode": {"const": "agent"}}, "required": ["mode"]}
 # The rules check_agent_keys applies, for the published schema (the fast path must refuse the same).
-AGENT_SCHEMA_RULES: list[dict[str, Any]] = [
+AGENT_SCHEMA_RULES: list[Any] = [
     {"anyOf": [_AGENT, {"not": {"anyOf": [{"required": [k]} for k in AGENT_KEYS]}}]},
     {"anyOf": [{"not": _AGENT}, {"not": {"required": ["output"]}}, {"properties": {"output": {"required": ["file"]}}}]},
 ]
-_ATTRS = {"workspace": "workspace", "agent": "agent", "checks": "checks", "checkFiles": "check_files", "expect": "expect"}
+_ATTRS = {
+    "workspace": "workspace",
+    "agent": "agent",
+    "checks": "checks",
+    "checkFiles": "check_files",
+    "expect": "expect",
+}
 
 
 def check_agent_keys(scenario: Any) -> None:
@@ -140,10 +149,47 @@ def check_agent_keys(scenario: Any) -> None:
         try:
             relative_path(output["file"])
         except Exception:
-            fail(f'"{output["file"]}" must be a relative path inside the workspace, without ".."', at=("output", "file"))
+            fail(
+                f'"{output["file"]}" must be a relative path inside the workspace, without ".."', at=("output", "file")
+            )
     for i, p in enumerate(scenario.check_files or ()):
         if p.startswith(("/", "~")):
             fail(f'"{p}" is an absolute path; name a folder or file relative to the eval file', at=("checkFiles", i))
+
+
+@dataclass(frozen=True)
+class CheckCommand:
+    name: str
+    run: str
+
+
+@dataclass(frozen=True)
+class AgentScenario:
+    """An agent scenario as the engine reads it: paths resolved, defaults filled."""
+
+    base: Path  # the eval file's folder: `from` and `checkFiles` are relative to it
+    sources: tuple[str, ...]  # workspace `from`
+    inline: tuple[tuple[str, str], ...]  # workspace `files`
+    git: bool
+    max_turns: int
+    timeout_seconds: int
+    max_tokens: int | None
+    tools: tuple[str, ...] | None
+    sandbox: str
+    checks: tuple[CheckCommand, ...]
+    check_files: tuple[str, ...]
+    skill_loaded: bool | None
+    output_file: str | None
+
+    def settings(self) -> dict[str, object]:
+        """What decides a run besides the workspace and the skill (for the cache key)."""
+        return {
+            "maxTurns": self.max_turns,
+            "timeoutSeconds": self.timeout_seconds,
+            "maxTokens": self.max_tokens,
+            "tools": list(self.tools) if self.tools is not None else None,
+            "sandbox": self.sandbox,
+        }
 
 
 def check_commands(raw: list[object]) -> tuple[CheckCommand, ...]:
@@ -189,9 +235,9 @@ __all__ = [
     "CheckCommand",
     "CheckModel",
     "ExpectModel",
-    "check_agent_keys",
     "WorkspaceModel",
     "agent_scenario",
+    "check_agent_keys",
 ]
 
 

@@ -18,11 +18,11 @@ from pydantic import (
 )
 
 from skill_be.project.agent_models import (
+    AGENT_SCHEMA_RULES,
     MODES,
     AgentSettingsModel,
     Check,
     ExpectModel,
-    AGENT_SCHEMA_RULES,
     WorkspaceModel,
     check_agent_keys,
 )
