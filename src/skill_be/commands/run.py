@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from skill_be.checks import CheckOutcome, run_checks, validate_checks
+from skill_be.commands.agent_parts import agent_side, check_agents
 from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
 from skill_be.commands.common import warn
 from skill_be.commands.run_files import RunFiles
@@ -88,7 +89,9 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         engine = parts.engine(settings, concurrency, RunListener(files, progress, settings.reps))
         scale.attach(engine)
         try:
-            await benchmark(project, engine, files, progress, concurrency)
+            async with agent_side(project, parts.models, parts.redactor, warn) as agents:
+                engine.agents = agents
+                await benchmark(project, engine, files, progress, concurrency)
         finally:
             progress.close()
     outcomes = run_checks(project, warn)
@@ -103,6 +106,7 @@ def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
     setting that cannot work. Hint-word warnings print here too. Returns the result file's entries."""
     previous = read_result_file(project.config.result_file)
     validate_checks(project, warn)
+    check_agents(project)  # issue 17: agent scenarios need agent CLIs (commands/agent_parts.py)
     if any(sc.output for s in project.skills for sc in s.evals.scenarios):
         from skill_be.codetests.hints import hint_warnings
 

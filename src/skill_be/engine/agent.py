@@ -103,11 +103,11 @@ class AgentSide:
     def __init__(
         self,
         models: Mapping[str, AgentModel],
-        sandbox: AgentSandbox,
+        sandboxes: Mapping[str, AgentSandbox],
         redact: Callable[[str], str] = lambda t: t,
     ) -> None:
         self.models = models
-        self.sandbox = sandbox
+        self.sandboxes = sandboxes  # by agent.sandbox: docker | process
         self.redact = redact
         self._workspaces: dict[tuple[str, str], Files] = {}
         self._skills: dict[str, SkillToInstall] = {}
@@ -178,7 +178,7 @@ class AgentSide:
         )
         tag = CallTag("generate", sc.id, rep, arm)
         failed: dict[str, Any] = {}
-        make = self._maker(engine, am, setup, files, failed)
+        make = self._maker(engine, am, setup, files, failed, self.sandboxes[agent.sandbox])
         key = self.cache_prompt(sc, am, setup, files)
         priority = engine.priority(skill_index, GENERATE)
         call = await (
@@ -198,14 +198,14 @@ class AgentSide:
         return out
 
     def _maker(
-        self, engine: Engine, am: AgentModel, setup: AgentSetup, files: Files, failed: dict[str, Any]
+        self, engine: Engine, am: AgentModel, setup: AgentSetup, files: Files, failed: dict[str, Any], box: AgentSandbox
     ) -> Callable[[Model, str, tuple[int, ...], CallTag], Any]:
         from skill_be.engine.runner import Call
 
         async def make(model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
             async with engine.limiter.slot(priority):
                 started = time.monotonic()
-                run = await asyncio.to_thread(self.sandbox.run_agent, am.driver, setup, files)
+                run = await asyncio.to_thread(box.run_agent, am.driver, setup, files)
                 seconds = time.monotonic() - started
             transcript = _parse(am.driver, run, setup)
             record = record_of(run, transcript, files, seconds, self.redact)
@@ -260,7 +260,7 @@ class AgentSide:
         extra = check_files(agent)
         commands = [(c.name, c.run) for c in agent.checks]
         rows, error = await asyncio.to_thread(
-            self.sandbox.run_checks, after, extra, commands, float(min(agent.timeout_seconds, 300))
+            self.sandboxes[agent.sandbox].run_checks, after, extra, commands, float(min(agent.timeout_seconds, 300))
         )
         if error:
             out.errors.append(f"{where}: the checks could not run ({self.redact(error)}); their lines count as 0")

@@ -1,0 +1,101 @@
+"""What `run` builds for agent scenarios (issue 17): the check that every model can act as an
+agent, and the engine's agent side: each model's driver, endpoint and CLI version, the Docker
+sandbox and its egress proxy (or the process sandbox the scenario chose), closed on the way out."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from skill_be import __version__
+from skill_be.agents.base import AgentDriver, ModelEndpoint
+from skill_be.engine.agent import AgentModel, AgentSandbox, AgentSide, check_agent_models
+from skill_be.engine.runner import Model
+from skill_be.errors import ConfigError
+from skill_be.project.loader import Project
+
+IMAGE = f"skill-be:{__version__}"
+DriverLookup = Callable[..., AgentDriver]
+
+
+def agent_sandboxes(project: Project) -> set[str]:
+    return {sc.agent.sandbox for s in project.skills for sc in s.evals.scenarios if sc.agent is not None}
+
+
+def check_agents(project: Project) -> None:
+    """Before any model call: an agent scenario needs models whose CLI can act as an agent."""
+    if not agent_sandboxes(project):
+        return
+    entries = list(project.config.models)
+    from skill_be.adapters.registry import labels
+
+    adapters = [(label, e.adapter, str(e.where.path)) for e, label in zip(entries, labels(entries), strict=True)]
+    check_agent_models(project.skills, adapters)
+
+
+def _drivers() -> DriverLookup:
+    # agents/registry.py (the drivers' table) is named by string: it lives with the drivers.
+    module = importlib.import_module("skill_be.agents.registry")
+    lookup: DriverLookup = module.driver
+    return lookup
+
+
+def _endpoint(model: Model) -> ModelEndpoint:
+    adapter: Any = model.adapter
+    entry = adapter.entry
+    settings = dict(entry.settings)
+    api = str(settings.get("api") or "")
+    wire = "anthropic" if entry.adapter == "claude-cli" or "anthropic" in api else "openai"
+    if entry.adapter != "claude-cli" and not api and settings.get("provider") == "anthropic":
+        wire = "anthropic"
+    return ModelEndpoint(model=str(entry.id), provider=wire, base_url=adapter.base_url, api_key=adapter.key())
+
+
+def _adapter_name(model: Model) -> str:
+    adapter: Any = model.adapter
+    return str(adapter.entry.adapter)
+
+
+def _version(model: Model) -> str:
+    from skill_be.proc import StartFailed, run_sync
+
+    adapter: Any = model.adapter
+    try:
+        done = run_sync([adapter.executable(), "--version"], timeout=30)
+    except (StartFailed, Exception):
+        return "unknown"
+    return done.stdout.decode("utf-8", errors="replace").strip()[:100] or "unknown"
+
+
+@asynccontextmanager
+async def agent_side(
+    project: Project, models: list[Model], redact: Callable[[str], str], warn: Callable[[str], None]
+) -> AsyncIterator[AgentSide | None]:
+    kinds = agent_sandboxes(project)
+    if not kinds:
+        yield None
+        return
+    drivers = _drivers()
+    endpoints = {m.label: _endpoint(m) for m in models}
+    sandboxes: dict[str, AgentSandbox] = {}
+    proxy = None
+    if "process" in kinds:
+        from skill_be.agents.host_box import WARNING, ProcessSandbox
+
+        warn(WARNING)
+        sandboxes["process"] = ProcessSandbox()
+    if "docker" in kinds:
+        from skill_be.agents.container import DockerMissing, open_docker
+
+        try:
+            sandboxes["docker"], proxy = open_docker(IMAGE, list(endpoints.values()))
+        except DockerMissing as e:
+            raise ConfigError(str(e)) from None
+    try:
+        agent_models = {m.label: AgentModel(drivers(_adapter_name(m)), endpoints[m.label], _version(m)) for m in models}
+        yield AgentSide(agent_models, sandboxes, redact)
+    finally:
+        if proxy is not None:
+            proxy.close()
