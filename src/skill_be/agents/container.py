@@ -89,11 +89,19 @@ class DockerMissing(Exception):
 class DockerBoxes:
     """Starts the agent and checks containers of one run."""
 
-    def __init__(self, client: Any, image: str, limits: BoxLimits = BoxLimits(), egress: EgressProxy | None = None):
+    def __init__(
+        self,
+        client: Any,
+        image: str,
+        limits: BoxLimits = BoxLimits(),
+        egress: EgressProxy | None = None,
+        network_mode: str = "none",  # tests switch the protection off ("bridge") to show the attack works
+    ) -> None:
         self.client = client
         self.image = image
         self.limits = limits
         self.egress = egress
+        self.network_mode = network_mode
 
     def _create(self, volume: Any, with_egress: bool) -> Any:
         lim = self.limits
@@ -106,7 +114,7 @@ class DockerBoxes:
             command=[],
             user=USER,
             init=True,
-            network_mode="none",
+            network_mode=self.network_mode,
             read_only=True,
             tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777"},
             cap_drop=["ALL"],
@@ -137,7 +145,7 @@ class DockerBoxes:
         box.start()
         # put_archive only after start(): before it, the tmpfs volume is not mounted yet.
         body = {**files, ".skill-be/box_main.py": BOX_MAIN.read_bytes(), ".skill-be/out/.keep": b""}
-        if not box.put_archive(str(WORK), to_tar(body)):
+        if not box.put_archive(str(WORK), to_tar(body, folders=("ws", "home"))):
             raise WorkspaceError("could not copy the workspace into the container")
         return box, volume
 

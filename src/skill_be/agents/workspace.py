@@ -133,12 +133,17 @@ def read_files(root: Path, limit: int = MAX_WORKSPACE) -> Files:
     return files
 
 
-def to_tar(files: Mapping[str, bytes], prefix: str = "") -> bytes:
+def to_tar(files: Mapping[str, bytes], prefix: str = "", folders: tuple[str, ...] = ()) -> bytes:
     """A tar stream of `files` under `prefix`; folders and files writable by the container's user
     (put_archive creates them as root)."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
         dirs: set[str] = set()
+        for name in folders:  # folders that must exist even when empty
+            dirs.add(name)
+            info = tarfile.TarInfo(name)
+            info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, 0o755, 65534, 65534
+            tar.addfile(info)
         for rel in sorted(files):
             path = PurePosixPath(prefix) / rel if prefix else PurePosixPath(rel)
             for parent in reversed(path.parents):
@@ -146,12 +151,12 @@ def to_tar(files: Mapping[str, bytes], prefix: str = "") -> bytes:
                 if name not in (".", "/") and name not in dirs:
                     dirs.add(name)
                     info = tarfile.TarInfo(name)
-                    info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, 0o777, 65534, 65534
+                    info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, 0o755, 65534, 65534
                     tar.addfile(info)
             info = tarfile.TarInfo(str(path))
             data = files[rel]
             info.size, info.uid, info.gid = len(data), 65534, 65534
-            info.mode = 0o777 if data.startswith(b"#!") or rel.endswith(".sh") else 0o666
+            info.mode = 0o755 if data.startswith(b"#!") or rel.endswith(".sh") else 0o644
             tar.addfile(info, io.BytesIO(data))
     return buf.getvalue()
 
