@@ -2,7 +2,7 @@
 library) that follows a script in its prompt, the way a scripted model would drive a real CLI.
 
 The prompt is JSON: {"load": bool, "steps": [{"sh": cmd} | {"write": [path, text]} | {"ask": path}],
-"final": text}. The agent lists the skills installed under `<workspace>/.fake/skills/` (offered),
+"final": text}; `$LOADED` in a written text becomes loaded-yes or loaded-no. The agent lists the skills installed under `<workspace>/.fake/skills/` (offered),
 reads SKILL.md of each when `load` is set (loaded), runs the steps in its workspace, asks the model
 endpoint (GET <base_url><path>) for `ask` steps, and prints one JSON event per line."""
 
@@ -22,12 +22,14 @@ root = os.path.join(ws, ".fake", "skills")
 offered = sorted(os.listdir(root)) if os.path.isdir(root) else []
 ev(type="init", skills=offered)
 turn = 0
+loaded = []
 if spec.get("load"):
     for name in offered:
         turn += 1
         text = open(os.path.join(root, name, "SKILL.md")).read()
         ev(type="tool", name="read", args={"path": f".fake/skills/{name}/SKILL.md"}, result=text[:200], turn=turn)
         ev(type="loaded", skill=name, turn=turn)
+        loaded.append(name)
 for step in spec.get("steps", []):
     turn += 1
     if "sh" in step:
@@ -36,6 +38,7 @@ for step in spec.get("steps", []):
            error=done.returncode != 0, turn=turn)
     elif "write" in step:
         path, text = step["write"]
+        text = text.replace("$LOADED", "loaded-yes" if loaded else "loaded-no")
         os.makedirs(os.path.dirname(os.path.join(ws, path)) or ws, exist_ok=True)
         open(os.path.join(ws, path), "w").write(text)
         ev(type="tool", name="write", args={"path": path}, result="ok", turn=turn)
@@ -93,8 +96,7 @@ class FakeDriver:
         return Transcript(final["text"], final["turns"], calls, offered, loaded, final["input"], final["output"])
 
 
-def write(root: Path, rel: str, text: str) -> Path:
-    p = root / rel
+def write(p: Path, text: str) -> Path:
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(text, encoding="utf-8")
     return p
