@@ -78,8 +78,10 @@ def check_files(scenario: AgentScenario) -> Files:
 
 
 def digest(files: Mapping[str, bytes]) -> str:
+    """The content's digest; `.git/` is left out (its index holds file times: the same start files
+    make the same commit, and `git` is part of the agent settings)."""
     h = hashlib.sha256()
-    for path in sorted(files):
+    for path in sorted(p for p in files if not p.startswith(".git/")):
         h.update(path.encode() + b"\0" + hashlib.sha256(files[path]).digest())
     return h.hexdigest()
 

@@ -72,9 +72,12 @@ class AgentLines:
     error: str | None = None
 
     def to_json(self) -> Mapping[str, object]:
+        """The code tests' shape (codetests/outcome.py), so every reader of tests.json reads it."""
         return {
-            "results": [{"name": r.name, "passed": r.passed, "message": r.message} for r in self.results],
+            "passed": sum(r.passed for r in self.results),
+            "total": len(self.results),
             "error": self.error,
+            "tests": [{"name": r.name, "passed": r.passed, "message": r.message} for r in self.results],
         }
 
 

@@ -189,6 +189,7 @@ class AgentScenario:
             "maxTokens": self.max_tokens,
             "tools": list(self.tools) if self.tools is not None else None,
             "sandbox": self.sandbox,
+            "git": self.git,
         }
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from skill_be import __version__
 from skill_be.engine.stats import wilson
+from skill_be.reports.agent import agent_view
 
 
 def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: Mapping[str, list[str]]) -> str:
@@ -32,7 +33,8 @@ def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: M
                     key = o["file"] or f"{name}/{sc['id']}/{label}/{o['rep']}/{o['arm']}"
                     got = replies.get(key, [])
                     gradings = [{**g, "reply": got[i] if i < len(got) else ""} for i, g in enumerate(o["gradings"])]
-                    outputs.append({**o, "text": texts.get(key), "gradings": gradings})
+                    agent = agent_view(o, name, sc["id"], label)  # reports/agent.py: agent scenarios
+                    outputs.append({**o, "text": texts.get(key), "gradings": gradings, "agent": agent})
                 lines = [{**line, **_bars(line)} for line in m["lines"]]
                 models.append({"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))})
             scenarios.append({**sc, "models": models})

@@ -98,7 +98,13 @@ def lines_of(summary: dict[str, Any]) -> dict[str, tuple[int, int]]:
 
 def test_an_agent_scenario_runs_both_arms_on_the_host(tmp_path: Path, model_server: str) -> None:
     root = agent_project(tmp_path, model_server, "process")
-    code, printed, summary, run_dir = run(root)
+    counter = tmp_path / "agent-runs.txt"  # the agent on the host appends to it: how many runs were made
+    evals = json.loads((root / "evals/greet.json").read_text())
+    prompt = json.loads(evals["scenarios"][0]["prompt"])
+    prompt["steps"].append({"sh": f"echo run >> {counter}"})
+    evals["scenarios"][0]["prompt"] = json.dumps(prompt)
+    (root / "evals/greet.json").write_text(json.dumps(evals))
+    code, printed, summary, run_dir = run(root, "--html", "--cache")
     assert "agent.sandbox: process: the agent runs on this machine as you" in printed
     assert lines_of(summary) == {
         "The agent wrote answer.txt": (100, 100),
@@ -116,6 +122,19 @@ def test_an_agent_scenario_runs_both_arms_on_the_host(tmp_path: Path, model_serv
     with_skill = json.loads((folder / "rep-2-with-skill.transcript.json").read_text())
     assert with_skill["skillsOffered"] == ["greet"] and with_skill["skillsLoaded"] == {"greet": 1}
     assert code == 0, printed
+    report = (run_dir / "greet.md").read_text()
+    assert "| Agent | Skill loaded | Turns | Tool calls | Tokens in / out | Time |" in report
+    assert "| baseline | 0/2 (0%) | 4 | 3 |" in report and "| with skill | 2/2 (100%) | 5 | 4 |" in report
+    page = (run_dir / "results.html").read_text()
+    for href in (
+        "greet/greet-file/fake-model/rep-1-with-skill.transcript.json",
+        "greet/greet-file/fake-model/rep-1-baseline.diff",
+    ):
+        assert f'href="{href}"' in page and (run_dir / href).is_file()
+    assert counter.read_text().count("run") == 4
+    again, printed, summary, _ = run(root, "--cache")  # the response cache answers every agent run
+    assert again == 0 and counter.read_text().count("run") == 4, printed
+    assert lines_of(summary)["[test] skill loaded"] == (0, 100)
 
 
 def test_an_agent_scenario_runs_in_containers(tmp_path: Path, client: Any, model_server: str) -> None:
