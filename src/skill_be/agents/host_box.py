@@ -5,6 +5,7 @@ other processes. Checks run the same way, without the key. Chosen by the user, n
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
@@ -60,12 +61,18 @@ class ProcessSandbox:
         rows = []
         with tempfile.TemporaryDirectory(prefix="skill-be-checks-") as tmp:
             root = Path(tmp)
+            for sub in ("ws", "checks", "home"):
+                (root / sub).mkdir()
             write_files(root / "ws", workspace)
             write_files(root / "checks", check_files)
-            (root / "home").mkdir()
-            env = {**CHECKS_ENV, "HOME": str(root / "home"), "CHECKS": str(root / "checks")}
+            # The user's PATH: on this machine the checks use the user's tools (npm, pytest, ...).
+            path = os.environ.get("PATH", CHECKS_ENV["PATH"])
+            env = {"PATH": path, "HOME": str(root / "home"), "CHECKS": str(root / "checks")}
             for name, command in checks:
-                done = run_sync(["sh", "-c", command], cwd=root / "ws", env=env, timeout=timeout)
+                try:
+                    done = run_sync(["sh", "-c", command], cwd=root / "ws", env=env, timeout=timeout)
+                except StartFailed as e:
+                    return rows, str(e)
                 out = (done.stdout + done.stderr).decode("utf-8", errors="replace")
                 rows.append(CheckResult(name, "timeout" if done.timed_out else str(done.returncode), out[-16384:]))
         return rows, None

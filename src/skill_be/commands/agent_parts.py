@@ -11,7 +11,7 @@ from typing import Any
 
 from skill_be import __version__
 from skill_be.agents.base import AgentDriver, ModelEndpoint
-from skill_be.engine.agent import AgentModel, AgentSandbox, AgentSide, check_agent_models
+from skill_be.engine.agent import AgentModel, AgentSandbox, AgentSide, check_agent_models, preflight_checks
 from skill_be.engine.runner import Model
 from skill_be.errors import ConfigError
 from skill_be.project.loader import Project
@@ -77,7 +77,6 @@ async def agent_side(
     if not kinds:
         yield None
         return
-    drivers = _drivers()
     endpoints = {m.label: _endpoint(m) for m in models}
     sandboxes: dict[str, AgentSandbox] = {}
     proxy = None
@@ -94,6 +93,8 @@ async def agent_side(
         except DockerMissing as e:
             raise ConfigError(str(e)) from None
     try:
+        preflight_checks(sandboxes, project.skills)  # a check command that is not found: exit 2, no model call
+        drivers = _drivers()
         agent_models = {m.label: AgentModel(drivers(_adapter_name(m)), endpoints[m.label], _version(m)) for m in models}
         yield AgentSide(agent_models, sandboxes, redact)
     finally:

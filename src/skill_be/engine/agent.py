@@ -295,6 +295,57 @@ class AgentSide:
         results.extend(LineResult(r.name, r.passed, r.message) for r in run.results)
 
 
+def first_word(command: str) -> str | None:
+    """The program a check command starts, where it is a plain name (not a path, an assignment or a
+    shell construct): what the preflight looks up."""
+    import re
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words or not re.fullmatch(r"[A-Za-z0-9._+-]+", words[0]):
+        return None
+    return words[0]
+
+
+def check_programs(skills: Sequence[Skill]) -> dict[str, list[tuple[Skill, int, int, str]]]:
+    """By sandbox: each check command's program with its place (skill, scenario index, check index)."""
+    out: dict[str, list[tuple[Skill, int, int, str]]] = {}
+    for skill in skills:
+        for i, sc in enumerate(skill.evals.scenarios):
+            for j, c in enumerate(sc.agent.checks if sc.agent else ()):
+                word = first_word(c.run)
+                if word is not None and sc.agent is not None:
+                    out.setdefault(sc.agent.sandbox, []).append((skill, i, j, word))
+    return out
+
+
+def preflight_checks(sandboxes: Mapping[str, AgentSandbox], skills: Sequence[Skill]) -> None:
+    """Before any model call: every check command's program exists where the checks run (one checks
+    container for all of them). Raises ConfigError naming the first that does not."""
+    from skill_be.errors import ConfigError
+    from skill_be.paths import shown
+    from skill_be.project.validation import at_place, path_text
+
+    for kind, found in check_programs(skills).items():
+        words = sorted({w for *_, w in found})
+        rows, error = sandboxes[kind].run_checks({}, {}, [(w, f"command -v {w}") for w in words], 60.0)
+        if error:
+            raise ConfigError(f"the check commands could not be looked up: {error}")
+        missing = {r.name for r in rows if r.exit != "0"}
+        for skill, i, j, word in found:
+            if word in missing:
+                loc: list[str | int] = ["scenarios", i, "checks", j]
+                place = skill.evals.places.find(loc) if skill.evals.places else None
+                where = "skill-be's image" if kind == "docker" else "this machine's PATH"
+                raise ConfigError(
+                    f"{at_place(shown(skill.evals.path), place)}: {path_text(loc)}: {word!r} is not a command in "
+                    f"{where}, where the checks run; install it in the workspace's setup or fix the command"
+                )
+
+
 def after_files(before: Files, record: Mapping[str, Any]) -> Files:
     """The finished workspace: the start files with the record's changes applied."""
     after = dict(before)

@@ -251,7 +251,12 @@ def outside_paths(s: AgentScenario, root: Path) -> list[tuple[tuple[str | int, .
         for i, p in enumerate(paths):
             full = (s.base / p).resolve()
             if not full.is_relative_to(top):
-                out.append(((*keys, i), f'"{p}" is outside the project ({top}); keep workspace files inside it'))
+                out.append(
+                    (
+                        (*keys, i),
+                        f'"{p}" is outside the project; keep workspace files inside the folder of skill-be.yaml',
+                    )
+                )
             elif not full.exists():
                 out.append(((*keys, i), f'"{p}" does not exist beside the eval file; create it or fix the path'))
     return out
