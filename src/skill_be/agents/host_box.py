@@ -58,7 +58,7 @@ class ProcessSandbox:
     def run_checks(
         self, workspace: Files, check_files: Files, checks: Sequence[tuple[str, str]], timeout: float
     ) -> tuple[list[CheckResult], str | None]:
-        rows = []
+        rows: list[CheckResult] = []
         with tempfile.TemporaryDirectory(prefix="skill-be-checks-") as tmp:
             root = Path(tmp)
             for sub in ("ws", "checks", "home"):
