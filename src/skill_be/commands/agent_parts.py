@@ -53,6 +53,19 @@ def _endpoint(model: Model) -> ModelEndpoint:
     return ModelEndpoint(model=str(entry.id), provider=wire, base_url=adapter.base_url, api_key=adapter.key())
 
 
+IMAGE_PATH = "/opt/agent-clis/bin:/opt/skill-be/bin:/usr/local/bin:/usr/bin:/bin"  # the CLIs in skill-be's image
+
+
+def _driver(drivers: DriverLookup, model: Model, kind: str) -> AgentDriver:
+    """In the container: the image's CLI; on this machine: the adapter's own binary and the user's PATH."""
+    import os
+
+    if kind == "docker":
+        return drivers(_adapter_name(model), path=IMAGE_PATH)
+    adapter: Any = model.adapter
+    return drivers(_adapter_name(model), bin=adapter.executable(), path=os.environ.get("PATH", ""))
+
+
 def _adapter_name(model: Model) -> str:
     adapter: Any = model.adapter
     return str(adapter.entry.adapter)
@@ -95,7 +108,10 @@ async def agent_side(
     try:
         preflight_checks(sandboxes, project.skills)  # a check command that is not found: exit 2, no model call
         drivers = _drivers()
-        agent_models = {m.label: AgentModel(drivers(_adapter_name(m)), endpoints[m.label], _version(m)) for m in models}
+        agent_models = {
+            m.label: AgentModel({kind: _driver(drivers, m, kind) for kind in kinds}, endpoints[m.label], _version(m))
+            for m in models
+        }
         yield AgentSide(agent_models, sandboxes, redact)
     finally:
         if proxy is not None:

@@ -50,9 +50,10 @@ class AgentSandbox(Protocol):
 
 @dataclass(frozen=True)
 class AgentModel:
-    """A model under test as an agent: its CLI's driver, the endpoint it calls, the CLI's version."""
+    """A model under test as an agent: its CLI's driver per sandbox kind (the CLI's path differs in
+    the container and on this machine), the endpoint it calls, the CLI's version."""
 
-    driver: AgentDriver
+    drivers: Mapping[str, AgentDriver]
     endpoint: ModelEndpoint
     version: str
 
@@ -152,7 +153,7 @@ class AgentSide:
             "prompt": sc.prompt,
             "workspace": digest(files),
             "skills": [{"name": s.name, "files": digest(s.files)} for s in setup.skills],
-            "cli": [am.driver.name, am.version],
+            "cli": [am.drivers[sc.agent.sandbox].name, am.version],
             "agent": sc.agent.settings(),
         }
         return json.dumps(doc, sort_keys=True)
@@ -181,7 +182,7 @@ class AgentSide:
         )
         tag = CallTag("generate", sc.id, rep, arm)
         failed: dict[str, Any] = {}
-        make = self._maker(engine, am, setup, files, failed, self.sandboxes[agent.sandbox])
+        make = self._maker(engine, am.drivers[agent.sandbox], setup, files, failed, self.sandboxes[agent.sandbox])
         key = self.cache_prompt(sc, am, setup, files)
         priority = engine.priority(skill_index, GENERATE)
         call = await (
@@ -201,16 +202,22 @@ class AgentSide:
         return out
 
     def _maker(
-        self, engine: Engine, am: AgentModel, setup: AgentSetup, files: Files, failed: dict[str, Any], box: AgentSandbox
+        self,
+        engine: Engine,
+        driver: AgentDriver,
+        setup: AgentSetup,
+        files: Files,
+        failed: dict[str, Any],
+        box: AgentSandbox,
     ) -> Callable[[Model, str, tuple[int, ...], CallTag], Any]:
         from skill_be.engine.runner import Call
 
         async def make(model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
             async with engine.limiter.slot(priority):
                 started = time.monotonic()
-                run = await asyncio.to_thread(box.run_agent, am.driver, setup, files)
+                run = await asyncio.to_thread(box.run_agent, driver, setup, files)
                 seconds = time.monotonic() - started
-            transcript = _parse(am.driver, run, setup)
+            transcript = _parse(driver, run, setup)
             record = record_of(run, transcript, files, seconds, self.redact)
             error = run.error or transcript.error or _exit_error(run)
             if error:
