@@ -102,6 +102,7 @@ class DockerBoxes:
         self.limits = limits
         self.egress = egress
         self.network_mode = network_mode
+        self._removals: list[Any] = []
 
     def _create(self, volume: Any, with_egress: bool) -> Any:
         lim = self.limits
@@ -137,26 +138,40 @@ class DockerBoxes:
 
     def _box(self, files: Mapping[str, bytes], with_egress: bool) -> tuple[Any, Any]:
         volume = self._volume()
+        box = None
         try:
             box = self._create(volume, with_egress)
-        except Exception:
-            volume.remove(force=True)
+            box.start()
+            # put_archive only after start(): before it, the tmpfs volume is not mounted yet.
+            body = {**files, ".skill-be/box_main.py": BOX_MAIN.read_bytes(), ".skill-be/out/.keep": b""}
+            if not box.put_archive(str(WORK), to_tar(body, folders=("ws", "home"))):
+                raise WorkspaceError("could not copy the workspace into the container")
+        except BaseException:
+            self._drop(box, volume)
             raise
-        box.start()
-        # put_archive only after start(): before it, the tmpfs volume is not mounted yet.
-        body = {**files, ".skill-be/box_main.py": BOX_MAIN.read_bytes(), ".skill-be/out/.keep": b""}
-        if not box.put_archive(str(WORK), to_tar(body, folders=("ws", "home"))):
-            raise WorkspaceError("could not copy the workspace into the container")
         return box, volume
 
-    @staticmethod
-    def _drop(box: Any, volume: Any) -> None:
-        for thing in (box, volume):
-            try:
-                if thing is not None:
-                    thing.remove(force=True)
-            except Exception:  # already gone
-                pass
+    def _drop(self, box: Any, volume: Any) -> None:
+        """Remove the container and its volume after the results are in, off the run's clock (about
+        0.15 s); `close` waits for every removal."""
+        import threading
+
+        def remove() -> None:
+            for thing in (box, volume):
+                try:
+                    if thing is not None:
+                        thing.remove(force=True)
+                except Exception:  # already gone
+                    pass
+
+        t = threading.Thread(target=remove, name="skill-be-agent-remove")
+        t.start()
+        self._removals = [r for r in self._removals if r.is_alive()] + [t]
+
+    def close(self) -> None:
+        for t in self._removals:
+            t.join()
+        self._removals = []
 
     def run_agent(self, launch: Launch, workspace: Files, plan: EgressPlan, timeout: float) -> AgentRun:
         """Write the launch's files and the workspace, run the CLI until it ends or `timeout`, copy the
@@ -268,6 +283,9 @@ class DockerSandbox:
         self, workspace: Files, check_files: Files, checks: Sequence[tuple[str, str]], timeout: float
     ) -> tuple[list[CheckResult], str | None]:
         return self.boxes.run_checks(workspace, check_files, checks, timeout)
+
+    def close(self) -> None:
+        self.boxes.close()
 
     def describe(self) -> dict[str, object]:
         lim = self.boxes.limits

@@ -164,8 +164,18 @@ class EgressProxy:
         return [line for line in text.splitlines() if line.startswith("egress: refused")]
 
     def close(self) -> None:
-        for thing in (self.container, self.volume):
-            if thing is not None:
-                with contextlib.suppress(Exception):  # already gone: nothing to clean
-                    thing.remove(force=True)
+        if self.container is not None:
+            with contextlib.suppress(Exception):  # already gone: nothing to clean
+                self.container.remove(force=True)
+        # The volume goes once no agent container holds it (their removals may still be under way).
+        for _ in range(100):
+            if self.volume is None:
+                break
+            try:
+                self.volume.remove(force=True)
+                break
+            except Exception as e:
+                if "in use" not in str(e):
+                    break
+                time.sleep(0.1)
         self.container = self.volume = None

@@ -114,5 +114,9 @@ async def agent_side(
         }
         yield AgentSide(agent_models, sandboxes, redact)
     finally:
+        for box in sandboxes.values():
+            close = getattr(box, "close", None)
+            if close is not None:
+                close()  # the containers' removals still under way
         if proxy is not None:
             proxy.close()
