@@ -13,7 +13,9 @@ no network, no key, and never the agent's home.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -103,6 +105,9 @@ class DockerBoxes:
         self.egress = egress
         self.network_mode = network_mode
         self._removals: list[Any] = []
+        self._spares: dict[bool, Any] = {}  # with_egress -> Future of a started, empty container
+        self._pool: Any = None
+        self._lock = threading.Lock()
 
     def _create(self, volume: Any, with_egress: bool) -> Any:
         lim = self.limits
@@ -136,12 +141,38 @@ class DockerBoxes:
             driver="local", driver_opts={"type": "tmpfs", "device": "tmpfs", "o": opts}, labels={"skill-be": "agent"}
         )
 
-    def _box(self, files: Mapping[str, bytes], with_egress: bool) -> tuple[Any, Any]:
+    def _fresh(self, with_egress: bool) -> tuple[Any, Any]:
         volume = self._volume()
         box = None
         try:
             box = self._create(volume, with_egress)
             box.start()
+        except BaseException:
+            self._drop(box, volume)
+            raise
+        return box, volume
+
+    def _started(self, with_egress: bool) -> tuple[Any, Any]:
+        """A started, empty container: the spare started during the previous run when there is one
+        (container start is most of skill-be's own time per run), and a new spare for the next."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(2, thread_name_prefix="skill-be-spare")
+            spare = self._spares.pop(with_egress, None)
+            self._spares[with_egress] = self._pool.submit(self._fresh, with_egress)
+        if spare is not None:
+            try:
+                got: tuple[Any, Any] = spare.result()
+                return got
+            except Exception:  # the spare failed to start: start one now, which says why
+                pass
+        return self._fresh(with_egress)
+
+    def _box(self, files: Mapping[str, bytes], with_egress: bool) -> tuple[Any, Any]:
+        box, volume = self._started(with_egress)
+        try:
             # put_archive only after start(): before it, the tmpfs volume is not mounted yet.
             body = {**files, ".skill-be/box_main.py": BOX_MAIN.read_bytes(), ".skill-be/out/.keep": b""}
             if not box.put_archive(str(WORK), to_tar(body, folders=("ws", "home"))):
@@ -154,7 +185,6 @@ class DockerBoxes:
     def _drop(self, box: Any, volume: Any) -> None:
         """Remove the container and its volume after the results are in, off the run's clock (about
         0.15 s); `close` waits for every removal."""
-        import threading
 
         def remove() -> None:
             for thing in (box, volume):
@@ -169,6 +199,15 @@ class DockerBoxes:
         self._removals = [r for r in self._removals if r.is_alive()] + [t]
 
     def close(self) -> None:
+        """Remove the spares and wait for every removal."""
+        with self._lock:
+            spares, self._spares = list(self._spares.values()), {}
+        for spare in spares:
+            with contextlib.suppress(Exception):  # a spare that never started: nothing to remove
+                self._drop(*spare.result())
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
         for t in self._removals:
             t.join()
         self._removals = []

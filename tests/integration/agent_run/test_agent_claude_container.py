@@ -46,7 +46,9 @@ def box(client: Any, server: Any) -> Iterator[DockerSandbox]:
     plan = plan_for([ModelEndpoint("agent-mock", "anthropic", base_url=server.base_url)])
     proxy = EgressProxy(client, IMAGE, plan)
     proxy.start()
-    yield DockerSandbox(DockerBoxes(client, IMAGE, BoxLimits(memory_mb=1536), proxy), plan)
+    box = DockerSandbox(DockerBoxes(client, IMAGE, BoxLimits(memory_mb=1536), proxy), plan)
+    yield box
+    box.close()
     proxy.close()
 
 

@@ -62,19 +62,26 @@ print(json.dumps({
 """
 
 
+OPENED: list[DockerSandbox] = []
+
+
 @pytest.fixture(scope="module")
 def proxy(client: Any, model_server: str) -> Iterator[EgressProxy]:
     plan = plan_for([ModelEndpoint("m", "anthropic", base_url=model_server)])
     p = EgressProxy(client, IMAGE, plan)
     p.start()
     yield p
+    for box in OPENED:
+        box.close()  # its spare container, and the removals under way
     p.close()
 
 
 def sandbox(client: Any, proxy: EgressProxy, **kw: Any) -> DockerSandbox:
-    return DockerSandbox(
+    box = DockerSandbox(
         DockerBoxes(client, IMAGE, BoxLimits(memory_mb=512, pids=128, disk_mb=128), proxy, **kw), proxy.plan
     )
+    OPENED.append(box)
+    return box
 
 
 def setup_for(model_server: str, steps: list[dict[str, object]], timeout: float = 60) -> AgentSetup:
