@@ -56,7 +56,7 @@ def one_line(stderr: str) -> str:
             {"workspace": {"from": ["nope"]}},
             'scenarios[0].workspace.from[0]: "nope" does not exist beside the eval file',
         ),
-        ({"workspace": {"from": ["/etc"]}}, '"/etc" is outside the project'),
+        ({"workspace": {"from": ["/etc"]}}, '"/etc" is an absolute path'),
         ({"mode": "one-shot", "workspace": {"git": True}}, '"workspace" is a key of agent scenarios; add mode: agent'),
         ({"output": {"result": "the answer"}}, 'in agent mode needs "file"'),
         ({"agent": {"maxTurns": 0}}, "agent.maxTurns: must be a positive integer, not 0"),

@@ -28,6 +28,10 @@ from skill_be.project.validation import at_place, path_text
 from skill_be.project.where import type_name
 
 MODES = ("one-shot", "agent")
+# For the published schema (the fast path must refuse what the validators below refuse).
+ABSOLUTE = r"^(/|~|\\|[A-Za-z]:)"
+OUTSIDE = r"^(/|~|\\|[A-Za-z]:)|(^|[/\\])\.\.([/\\]|$)"
+_REL_ITEMS = {"type": "string", "minLength": 1, "pattern": r"\S", "not": {"pattern": ABSOLUTE}}
 AGENT_SANDBOXES = ("docker", "process")
 AGENT_KEYS = ("workspace", "agent", "checks", "checkFiles", "expect")  # keys that need mode: agent
 MAX_INLINE = 64 * 1024  # characters of one inline workspace file: bigger files go beside the eval file
@@ -63,10 +67,15 @@ class WorkspaceModel(Strict):
     """The files the agent starts with."""
 
     from_: TextList | None = Field(
-        None, alias="from", description="folders or files beside the eval file, copied into the workspace"
+        None,
+        alias="from",
+        description="folders or files beside the eval file, copied into the workspace",
+        json_schema_extra={"items": _REL_ITEMS},
     )
     files: Annotated[dict[str, AnyText], BeforeValidator(_inline)] | None = Field(
-        None, description="small inline files: path inside the workspace -> text"
+        None,
+        description="small inline files: path inside the workspace -> text",
+        json_schema_extra={"propertyNames": {"not": {"pattern": OUTSIDE}}},
     )
     git: Flag = Field(False, description="the workspace is a git repository with one commit; the diff is the agent's")
 
@@ -125,6 +134,8 @@ _AGENT = {"properties": {"mode": {"const": "agent"}}, "required": ["mode"]}
 AGENT_SCHEMA_RULES: list[Any] = [
     {"anyOf": [_AGENT, {"not": {"anyOf": [{"required": [k]} for k in AGENT_KEYS]}}]},
     {"anyOf": [{"not": _AGENT}, {"not": {"required": ["output"]}}, {"properties": {"output": {"required": ["file"]}}}]},
+    {"properties": {"output": {"properties": {"file": {"not": {"pattern": OUTSIDE}}}}}},
+    {"properties": {"checkFiles": {"items": _REL_ITEMS}}},
 ]
 _ATTRS = {
     "workspace": "workspace",
