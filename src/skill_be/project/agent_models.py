@@ -31,7 +31,7 @@ MODES = ("one-shot", "agent")
 # For the published schema (the fast path must refuse what the validators below refuse).
 ABSOLUTE = r"^(/|~|\\|[A-Za-z]:)"
 OUTSIDE = r"^(/|~|\\|[A-Za-z]:)|(^|[/\\])\.\.([/\\]|$)"
-_REL_ITEMS = {"type": "string", "minLength": 1, "pattern": r"\S", "not": {"pattern": ABSOLUTE}}
+_REL_ITEMS: Any = {"type": "string", "minLength": 1, "pattern": r"\S", "not": {"pattern": ABSOLUTE}}
 AGENT_SANDBOXES = ("docker", "process")
 AGENT_KEYS = ("workspace", "agent", "checks", "checkFiles", "expect")  # keys that need mode: agent
 MAX_INLINE = 64 * 1024  # characters of one inline workspace file: bigger files go beside the eval file
