@@ -5,12 +5,14 @@ sandbox and its egress proxy (or the process sandbox the scenario chose), closed
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skill_be import __version__
-from skill_be.agents.base import AgentDriver, ModelEndpoint
+from skill_be.agents.base import AgentDriver, AgentSetup, Launch, ModelEndpoint, Transcript
 from skill_be.engine.agent import AgentModel, AgentSandbox, AgentSide, check_agent_models, preflight_checks
 from skill_be.engine.runner import Model
 from skill_be.errors import ConfigError
@@ -120,3 +122,60 @@ async def agent_side(
                 close()  # the containers' removals still under way
         if proxy is not None:
             proxy.close()
+
+
+class _Stored:
+    """regrade's stand-in driver: the agent's runs come from the earlier run, never from a CLI."""
+
+    name = "stored"
+
+    def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
+        raise RuntimeError("regrade runs no agent")
+
+    def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
+        raise RuntimeError("regrade runs no agent")
+
+
+def stored_agent_record(answer_file: Path) -> dict[str, object]:
+    """`{"record": ...}` from the `.agent.json` beside an earlier run's answer file, or nothing."""
+    path = answer_file.with_name(answer_file.name.removesuffix(".md") + ".agent.json")
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {"record": record} if isinstance(record, dict) else {}
+
+
+@asynccontextmanager
+async def regrade_side(
+    project: Project, models: list[Model], redact: Callable[[str], str], warn: Callable[[str], None]
+) -> AsyncIterator[AgentSide | None]:
+    """regrade's agent side: the stored records stand for the runs; the checks run again (a fresh
+    container with no network, or this machine for `agent.sandbox: process`)."""
+    kinds = agent_sandboxes(project)
+    if not kinds:
+        yield None
+        return
+    sandboxes: dict[str, AgentSandbox] = {}
+    if "process" in kinds:
+        from skill_be.agents.host_box import WARNING, ProcessSandbox
+
+        warn(WARNING)
+        sandboxes["process"] = ProcessSandbox()
+    if "docker" in kinds:
+        from skill_be.agents.container import DockerBoxes, DockerMissing, DockerSandbox, docker_client
+        from skill_be.agents.egress import EgressPlan
+
+        try:
+            sandboxes["docker"] = DockerSandbox(DockerBoxes(docker_client(), IMAGE), EgressPlan())
+        except DockerMissing as e:
+            raise ConfigError(str(e)) from None
+    stored: dict[str, AgentDriver] = {kind: _Stored() for kind in kinds}
+    try:
+        agent_models = {m.label: AgentModel(stored, ModelEndpoint(m.label, "anthropic"), "stored") for m in models}
+        yield AgentSide(agent_models, sandboxes, redact)
+    finally:
+        for box in sandboxes.values():
+            close = getattr(box, "close", None)
+            if close is not None:
+                close()

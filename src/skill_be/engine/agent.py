@@ -193,7 +193,9 @@ class AgentSide:
             out.agent = failed.get("record")
             return self._fail(engine, skill, sl, out, where, f"the agent run failed ({call.error})")
         stored = call.answer.meta.get("record")
-        record: dict[str, Any] = dict(stored) if isinstance(stored, dict) else {}
+        if not isinstance(stored, dict):  # regrade of a run that kept no agent record
+            return self._fail(engine, skill, sl, out, where, "the agent run left no record (transcript, workspace)")
+        record: dict[str, Any] = dict(stored)
         out.agent, out.usage = dict(record), call.answer.usage
         out.meta = {"agent": summary_of(record, skill.doc.name)}
         out.text = composite(record)

@@ -67,6 +67,8 @@ class RunDir:
             transcript = json.dumps(out.agent.get("transcript"), indent=2, ensure_ascii=False)
             (folder / f"{stem}.transcript.json").write_text(self.redact(transcript) + "\n", encoding="utf-8")
             (folder / f"{stem}.diff").write_text(self.redact(str(out.agent.get("diff") or "")), encoding="utf-8")
+            # the whole record (the files it changed too), for regrade
+            (folder / f"{stem}.agent.json").write_text(self.redact(json.dumps(out.agent)) + "\n", encoding="utf-8")
 
     def write_report(self, skill: str, text: str) -> Path:
         path = self.path / f"{skill}.md"

@@ -75,12 +75,12 @@ sys.exit(cli.main(sys.argv[1:]))
 """
 
 
-def run(root: Path, *args: str) -> tuple[int, str, dict[str, Any], Path]:
+def run(root: Path, *args: str, command: str = "run") -> tuple[int, str, dict[str, Any], Path]:
     env = {**os.environ, "PATH": f"{CLIS}:{os.environ['PATH']}", "ANTHROPIC_API_KEY": "sk-fake-key-for-tests"}
     env.pop("CI", None)
     env["NO_COLOR"] = "1"
     env["PYTHONPATH"] = str(REPO)
-    argv = [sys.executable, "-c", RUNNER, "run", "--config", str(root / "skill-be.yaml"), *args]
+    argv = [sys.executable, "-c", RUNNER, command, "--config", str(root / "skill-be.yaml"), *args]
     done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False)
     printed = done.stdout + done.stderr
     results = root / ".skill-be" / "results"
@@ -135,6 +135,10 @@ def test_an_agent_scenario_runs_both_arms_on_the_host(tmp_path: Path, model_serv
     again, printed, summary, _ = run(root, "--cache")  # the response cache answers every agent run
     assert again == 0 and counter.read_text().count("run") == 4, printed
     assert lines_of(summary)["[test] skill loaded"] == (0, 100)
+    code, printed, summary, _ = run(root, command="regrade")  # grades the kept transcript and workspace again
+    assert code == 0 and counter.read_text().count("run") == 4, printed
+    assert lines_of(summary)["[test] check: verify › skilled"] == (0, 100)
+    assert lines_of(summary)["The file says loaded-yes"] == (0, 100)
 
 
 def test_an_agent_scenario_runs_in_containers(tmp_path: Path, client: Any, model_server: str) -> None:
