@@ -221,7 +221,8 @@ class AgentSide:
                 seconds = time.monotonic() - started
             transcript = _parse(driver, run, setup)
             record = record_of(run, transcript, files, seconds, self.redact)
-            error = run.error or transcript.error or _exit_error(run)
+            # A limit or a kill first (the transcript is cut then), then the CLI's own words, then its exit.
+            error = run.error or _stopped(run) or transcript.error or _exit_error(run)
             if error:
                 failed["record"] = record
                 return Call(None, self.redact(error), seconds)
@@ -372,11 +373,15 @@ def _parse(driver: AgentDriver, run: AgentRun, setup: AgentSetup) -> Transcript:
         return Transcript(final_message="", turns=0, error=f"the CLI's output could not be read ({e})")
 
 
-def _exit_error(run: AgentRun) -> str | None:
+def _stopped(run: AgentRun) -> str | None:
     if run.exit == "timeout":
         return "the agent reached its time limit"
     if run.killed:
         return "the agent container was killed: " + ", ".join(run.killed)
+    return None
+
+
+def _exit_error(run: AgentRun) -> str | None:
     if run.exit not in ("0", ""):
         tail = run.stderr.strip().splitlines()[-1:] if run.stderr.strip() else []
         return f"the CLI exited with {run.exit}" + (f": {tail[0][:200]}" if tail else "")

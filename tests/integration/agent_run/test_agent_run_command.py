@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,7 @@ def agent_project(root: Path, model_server: str, sandbox: str, reps: int = 2) ->
 # `skill-be run` in a child process, as a user runs it, with the drivers' table replaced by the fake.
 RUNNER = """
 import sys
+import time
 from skill_be import cli
 from skill_be.commands import agent_parts
 from tests.integration.agent_run.fake_agent import FakeDriver
@@ -151,3 +153,19 @@ def test_an_agent_scenario_runs_in_containers(tmp_path: Path, client: Any, model
     assert agent["with-skill"]["loaded"] is True and agent["baseline"]["loaded"] is False
     assert agent["with-skill"]["toolCalls"] == 3 and agent["baseline"]["toolCalls"] == 2
     assert code == 0, printed
+
+
+def test_an_agent_that_goes_on_ends_at_its_time_limit_as_that_output_s_error(tmp_path: Path, model_server: str) -> None:
+    root = agent_project(tmp_path, model_server, "process", reps=1)
+    evals = json.loads((root / "evals/greet.json").read_text())
+    sc = evals["scenarios"][0]
+    sc["prompt"] = json.dumps({"steps": [{"sh": "sleep 60"}], "final": "never"})
+    sc["agent"]["timeoutSeconds"] = 2
+    (root / "evals/greet.json").write_text(json.dumps(evals))
+    started = time.monotonic()
+    code, printed, summary, _ = run(root)
+    assert time.monotonic() - started < 40, printed
+    outputs = summary["skills"]["greet"]["scenarios"][0]["models"]["fake-model"]["outputs"]
+    assert [o["error"] for o in outputs] == ["the agent run failed (the agent reached its time limit)"] * 2
+    assert all(v == (0, 0) for v in lines_of(summary).values())
+    assert code == 1 and "NOT READY" in printed  # gate.blockOnErrors
