@@ -169,3 +169,18 @@ def test_an_agent_that_goes_on_ends_at_its_time_limit_as_that_output_s_error(tmp
     assert [o["error"] for o in outputs] == ["the agent run failed (the agent reached its time limit)"] * 2
     assert all(v == (0, 0) for v in lines_of(summary).values())
     assert code == 1 and "NOT READY" in printed  # gate.blockOnErrors
+
+
+def test_an_agent_scenario_runs_in_shards_and_merges(tmp_path: Path, model_server: str) -> None:
+    root = agent_project(tmp_path, model_server, "process")
+    folders = []
+    for k in (1, 2):
+        code, printed, _, run_dir = run(root, "--shard", f"{k}/2")
+        assert code == 0, printed
+        folders.append(str(run_dir))
+    code, printed, summary, run_dir = run(root, *folders, command="merge")
+    assert code == 0, printed
+    assert lines_of(summary)["[test] check: verify › skilled"] == (0, 100)
+    assert lines_of(summary)["[test] skill loaded"] == (0, 100)
+    folder = run_dir / "greet" / "greet-file" / "fake-model"
+    assert "+loaded-yes" in (folder / "rep-2-with-skill.diff").read_text()
