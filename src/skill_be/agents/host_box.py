@@ -20,6 +20,13 @@ WARNING = (
     "in reach; only its environment and working folder are its own"
 )
 OUTPUT_CAP = 32 << 20
+# Where the CLIs look for project skills in the workspace's parents (when it is not a git repository).
+SKILL_FOLDERS = (".claude/skills", ".agents/skills", ".pi/skills", ".opencode/skills")
+
+
+def parent_skills(folder: Path) -> list[str]:
+    """Skill folders in the parents of `folder`, which a CLI would offer in both arms."""
+    return [str(p / s) for p in folder.parents for s in SKILL_FOLDERS if (p / s).is_dir()]
 
 
 class ProcessSandbox:
@@ -30,6 +37,9 @@ class ProcessSandbox:
             ws, home = root / "ws", root / "home"
             ws.mkdir()
             home.mkdir()
+            found = parent_skills(ws)
+            if found:  # the arms would no longer differ only by the skill under test
+                return AgentRun(error=f"skills in a parent of the workspace would be offered: {', '.join(found)}")
             write_files(ws, files)
             try:
                 launch = driver.prepare(setup, PurePosixPath(ws), PurePosixPath(home))
