@@ -185,3 +185,12 @@ def test_bad_agent_keys_are_one_line_with_their_place(tmp_path: Path, scenario: 
         load_eval(write_eval(tmp_path, scenario), tmp_path)
     assert words in str(e.value) and str(e.value).count("\n") == 0
     assert str(e.value).startswith(str(tmp_path / "evals" / "s.json")[-12:]) or ":" in str(e.value).split(" ")[0]
+
+
+def test_skills_in_a_parent_of_the_workspace_are_found(tmp_path: Path) -> None:
+    from skill_be.agents.host_box import parent_skills
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    assert parent_skills(tmp_path / "a" / "b") == []  # the control: nothing there
+    (tmp_path / ".agents" / "skills").mkdir(parents=True)
+    assert parent_skills(tmp_path / "a" / "b") == [str(tmp_path / ".agents" / "skills")]
