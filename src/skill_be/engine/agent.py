@@ -258,7 +258,7 @@ class AgentSide:
         if sc.criteria and engine.grader is not None:
             jobs.append(engine._grade_all(out, sc.criteria, skill_index, where))
         if agent.checks:
-            jobs.append(self._checks(agent, after, results, out, where))
+            jobs.append(self._checks(engine, skill_index, agent, after, results, out, where))
         if sc.output is not None and engine.tests is not None:
             jobs.append(self._code_tests(engine, skill, sc, after, results, out, where))
         await asyncio.gather(*jobs)
@@ -268,13 +268,25 @@ class AgentSide:
         out.tests = AgentLines(results)
 
     async def _checks(
-        self, agent: AgentScenario, after: Files, results: list[LineResult], out: Output, where: str
+        self,
+        engine: Engine,
+        skill_index: int,
+        agent: AgentScenario,
+        after: Files,
+        results: list[LineResult],
+        out: Output,
+        where: str,
     ) -> None:
+        from skill_be.engine.runner import GRADE
+
         extra = check_files(agent)
         commands = [(c.name, c.run) for c in agent.checks]
-        rows, error = await asyncio.to_thread(
-            self.sandboxes[agent.sandbox].run_checks, after, extra, commands, float(min(agent.timeout_seconds, 300))
-        )
+        box = self.sandboxes[agent.sandbox]
+        # Under the engine's limit too (as a grading): a checks container is as heavy as a call.
+        async with engine.limiter.slot(engine.priority(skill_index, GRADE)):
+            rows, error = await asyncio.to_thread(
+                box.run_checks, after, extra, commands, float(min(agent.timeout_seconds, 300))
+            )
         if error:
             out.errors.append(f"{where}: the checks could not run ({self.redact(error)}); their lines count as 0")
             return
