@@ -68,13 +68,10 @@ class EgressPlan:
         if not self.allow:
             return {}
         proxy = f"http://127.0.0.1:{CONNECT_PORT}"
-        return {
-            "HTTPS_PROXY": proxy,
-            "https_proxy": proxy,
-            "NODE_USE_ENV_PROXY": "1",
-            "NO_PROXY": "127.0.0.1,localhost",
-            "no_proxy": "127.0.0.1,localhost",
-        }
+        env = {"HTTPS_PROXY": proxy, "https_proxy": proxy, "NODE_USE_ENV_PROXY": "1"}
+        if self.tunnels:  # the tunnels' relay ports are on the container's loopback: never through the proxy
+            env.update(NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+        return env
 
     def relays(self) -> list[tuple[int, str]]:
         out = [(t.local_port, f"{SOCKETS}/{t.socket}") for t in self.tunnels]

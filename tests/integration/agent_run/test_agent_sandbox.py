@@ -168,3 +168,80 @@ def test_a_fork_bomb_and_a_huge_file_end_as_that_run_s_error(
     assert huge.error is not None and "over" in huge.error  # 128 MB volume: the write fails there
     after = box.run_agent(FakeDriver(), setup_for(model_server, [{"write": ["ok.txt", "fine"]}]), {})
     assert after.error is None and after.workspace == {"ok.txt": b"fine"}
+
+
+@pytest.fixture(scope="module")
+def tls_server(tmp_path_factory: pytest.TempPathFactory, canary: Canary) -> Iterator[str]:
+    """An https model endpoint (a self-signed certificate) on Docker's bridge gateway, which only the
+    proxy on the host's network reaches: a provider reached over TLS."""
+    import http.server
+    import ssl
+    import threading
+
+    folder = tmp_path_factory.mktemp("tls")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=skill-be-test",
+         "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
+        check=True, capture_output=True,
+    )  # fmt: skip
+
+    class Hello(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", "9")
+            self.end_headers()
+            self.wfile.write(b"tls hello")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer((canary.host, 0), Hello)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"https://{canary.host}:{server.server_address[1]}"
+    server.shutdown()
+
+
+FETCH = "node -e \"fetch(process.argv[1]).then(r => r.text()).then(t => console.log('GOT', t)).catch(e => console.log('ERR', e.cause && (e.cause.code || e.cause.message)))\" "
+
+
+def test_an_https_provider_is_reached_through_connect_and_nothing_else(
+    client: Any, tls_server: str, canary: Canary
+) -> None:
+    plan = plan_for([ModelEndpoint("m", "anthropic", base_url=tls_server)])
+    assert plan.tunnels == () and plan.allow == (tls_server.removeprefix("https://"),)
+    p = EgressProxy(client, IMAGE, plan)
+    p.start()
+    box = DockerSandbox(DockerBoxes(client, IMAGE, BoxLimits(memory_mb=512, disk_mb=128), p), plan)
+    try:
+        steps = [{"sh": FETCH + tls_server}, {"sh": FETCH + f"https://{canary.host}:{canary.port}"}]
+        setup = AgentSetup(json.dumps({"steps": steps}), ModelEndpoint("m", "anthropic", base_url=tls_server))
+        driver = FakeDriver()
+        run = box.run_agent(TlsTolerant(driver), setup, {})
+        t = driver.parse(run.stdout, setup)
+        assert "GOT tls hello" in (t.tool_calls[0].result or "").splitlines(), run.stderr
+        assert "GOT" not in (t.tool_calls[1].result or "")  # the canary: refused by the proxy (403)
+        assert any(f"{canary.host}:{canary.port}" in line for line in p.refused())
+    finally:
+        box.close()
+        p.close()
+
+
+class TlsTolerant:
+    """The fake driver, with Node trusting the test's self-signed certificate."""
+
+    name = "fake"
+
+    def __init__(self, inner: FakeDriver) -> None:
+        self.inner = inner
+
+    def prepare(self, setup: AgentSetup, workspace: Any, home: Any) -> Any:
+        from dataclasses import replace
+
+        launch = self.inner.prepare(setup, workspace, home)
+        return replace(launch, env={**launch.env, "NODE_TLS_REJECT_UNAUTHORIZED": "0"})
+
+    def parse(self, stdout: str, setup: AgentSetup) -> Any:
+        return self.inner.parse(stdout, setup)
