@@ -12,14 +12,33 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skill_be import __version__
-from skill_be.agents.base import AgentDriver, AgentSetup, Launch, ModelEndpoint, Transcript
+from skill_be.agents.base import AgentDriver, AgentSetup, Launch, ModelEndpoint, SkillToInstall, Transcript
 from skill_be.engine.agent import AgentModel, AgentSandbox, AgentSide, check_agent_models, preflight_checks
 from skill_be.engine.runner import Model
 from skill_be.errors import ConfigError
+from skill_be.paths import shown
 from skill_be.project.loader import Project
 
 IMAGE = f"skill-be:{__version__}"
 DriverLookup = Callable[..., AgentDriver]
+
+
+def neighbours(project: Project) -> list[tuple[str, SkillToInstall]]:
+    """The config's `neighbours`: skill folders under `skills`, installed in both arms of agent scenarios."""
+    from skill_be.engine.agent import folder_to_install
+    from skill_be.project.skills import read_skill_md
+
+    config = project.config
+    out = []
+    for i, name in enumerate(config.neighbours):
+        folder = config.skills / name
+        if not (folder / "SKILL.md").is_file():
+            raise config.where("neighbours", i).error(
+                f'"{name}" is not a skill folder under {shown(config.skills)} (no SKILL.md); name a folder there'
+            )
+        doc = read_skill_md(folder / "SKILL.md")
+        out.append((name, folder_to_install(folder, doc.name, doc.description or "")))
+    return out
 
 
 def agent_sandboxes(project: Project) -> set[str]:
@@ -30,6 +49,7 @@ def check_agents(project: Project) -> None:
     """Before any model call: an agent scenario needs models whose CLI can act as an agent."""
     if not agent_sandboxes(project):
         return
+    neighbours(project)  # each names a skill folder
     entries = list(project.config.models)
     from skill_be.adapters.registry import labels
 
@@ -114,7 +134,7 @@ async def agent_side(
             m.label: AgentModel({kind: _driver(drivers, m, kind) for kind in kinds}, endpoints[m.label], _version(m))
             for m in models
         }
-        yield AgentSide(agent_models, sandboxes, redact)
+        yield AgentSide(agent_models, sandboxes, redact, neighbours(project))
     finally:
         for box in sandboxes.values():
             close = getattr(box, "close", None)

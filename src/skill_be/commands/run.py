@@ -79,7 +79,10 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     scale = RunScale(project, cache_on, options.shard, settings)  # commands/scale.py: cache, prices, shard
     started = datetime.now().astimezone()
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
-    async with assemble(project, grader=graded, keep_deps=options.keep_deps) as parts:
+    async with (
+        assemble(project, grader=graded, keep_deps=options.keep_deps) as parts,
+        agent_side(project, parts.models, parts.redactor, warn) as agents,  # issue 17: agent scenarios
+    ):
         header = report_header(project, parts, settings, started)
         run_dir = RunDir(config.results, started, parts.redactor)
         run_dir.create()
@@ -88,10 +91,9 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         progress = Progress()
         engine = parts.engine(settings, concurrency, RunListener(files, progress, settings.reps))
         scale.attach(engine)
+        engine.agents = agents
         try:
-            async with agent_side(project, parts.models, parts.redactor, warn) as agents:
-                engine.agents = agents
-                await benchmark(project, engine, files, progress, concurrency)
+            await benchmark(project, engine, files, progress, concurrency)
         finally:
             progress.close()
     outcomes = run_checks(project, warn)

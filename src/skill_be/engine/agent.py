@@ -16,6 +16,7 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skill_be.adapters.base import Answer, Usage
@@ -90,15 +91,19 @@ def skill_lines(agent: AgentScenario) -> tuple[str, ...]:
 
 def skill_to_install(skill: Skill) -> SkillToInstall:
     """The whole skill folder (SKILL.md, scripts/, references/, assets/), as a user installs it."""
+    return folder_to_install(skill.dir, skill.doc.name, skill.doc.description or "")
+
+
+def folder_to_install(folder: Path, name: str, description: str) -> SkillToInstall:
     files: dict[str, bytes] = {}
     total = 0
-    for p in sorted(skill.dir.rglob("*")):
-        if p.is_file() and not p.is_symlink() and ".git" not in p.relative_to(skill.dir).parts:
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and not p.is_symlink() and ".git" not in p.relative_to(folder).parts:
             total += p.stat().st_size
             if total > SKILL_FILE_LIMIT:
                 break
-            files[p.relative_to(skill.dir).as_posix()] = p.read_bytes()
-    return SkillToInstall(name=skill.doc.name, description=skill.doc.description or "", files=files)
+            files[p.relative_to(folder).as_posix()] = p.read_bytes()
+    return SkillToInstall(name=name, description=description, files=files)
 
 
 class AgentSide:
@@ -109,8 +114,10 @@ class AgentSide:
         models: Mapping[str, AgentModel],
         sandboxes: Mapping[str, AgentSandbox],
         redact: Callable[[str], str] = lambda t: t,
+        neighbours: Sequence[tuple[str, SkillToInstall]] = (),
     ) -> None:
         self.models = models
+        self.neighbours = neighbours  # (folder name, skill): installed in both arms (config `neighbours`)
         self.sandboxes = sandboxes  # by agent.sandbox: docker | process
         self.redact = redact
         self._workspaces: dict[tuple[str, str], Files] = {}
@@ -176,7 +183,10 @@ class AgentSide:
         setup = AgentSetup(
             prompt=sc.prompt,
             endpoint=am.endpoint,
-            skills=(self._skill(skill),) if arm == WITH_SKILL else (),
+            skills=(
+                *(n for folder, n in self.neighbours if folder != skill.name),
+                *((self._skill(skill),) if arm == WITH_SKILL else ()),
+            ),
             tools=agent.tools,
             limits=AgentLimits(agent.max_turns, float(agent.timeout_seconds), agent.max_tokens),
         )

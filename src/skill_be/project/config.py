@@ -120,6 +120,7 @@ class Config(NamedTuple):
         False  # the response cache (engine/cache.py, results/response_cache.py); --cache and --no-cache override it
     )
     pricing: Mapping[str, object] = MappingProxyType({})  # model id -> prices; engine/pricing.py validates it
+    neighbours: tuple[str, ...] = ()  # agent scenarios: skills installed in both arms (engine/agent.py)
 
 
 def load_config(path: Path) -> Config:
@@ -156,6 +157,8 @@ def load_config(path: Path) -> Config:
         kw["checks"] = _checks(d["checks"], root)
     if "codeTests" in d:
         kw["code_tests"] = _code_tests(d["codeTests"], root)
+    if "neighbours" in d:
+        kw["neighbours"] = tuple(d["neighbours"])
     if d.get("triage", {}).get("model") is not None:
         kw["triage_model"] = _entry(d["triage"]["model"], top.key("triage").key("model"))
     return Config(

@@ -233,6 +233,9 @@ class ConfigModel(Strict):
     pricing: MapOf(Any) | None = Field(  # type: ignore[valid-type]
         None, description="model id -> prices in US dollars per million tokens (checked by run)"
     )
+    neighbours: TextList | None = Field(
+        None, description="other skills (folder names under skills) installed in both arms of agent scenarios"
+    )
 
     @field_validator("with_skill_template")
     @classmethod

@@ -184,3 +184,22 @@ def test_an_agent_scenario_runs_in_shards_and_merges(tmp_path: Path, model_serve
     assert lines_of(summary)["[test] skill loaded"] == (0, 100)
     folder = run_dir / "greet" / "greet-file" / "fake-model"
     assert "+loaded-yes" in (folder / "rep-2-with-skill.diff").read_text()
+
+
+def test_neighbours_are_installed_in_both_arms(tmp_path: Path, model_server: str) -> None:
+    root = agent_project(tmp_path, model_server, "process", reps=1)
+    write(root / "skills/helper/SKILL.md", "---\nname: helper\ndescription: Helps.\n---\n# Helper\n")
+    doc = yaml.safe_load((root / "skill-be.yaml").read_text())
+    (root / "skill-be.yaml").write_text(yaml.safe_dump({**doc, "neighbours": ["helper"]}))
+    code, printed, _, run_dir = run(root, "greet")
+    folder = run_dir / "greet" / "greet-file" / "fake-model"
+    offered = {
+        arm: json.loads((folder / f"rep-1-{arm}.transcript.json").read_text())["skillsOffered"]
+        for arm in ("baseline", "with-skill")
+    }
+    assert offered == {"baseline": ["helper"], "with-skill": ["greet", "helper"]}, printed
+    (root / "skill-be.yaml").write_text(yaml.safe_dump({**doc, "neighbours": ["nope"]}))
+    code, printed, _, _ = run(root, "greet")
+    assert code == 2 and 'skill-be.yaml:14:3: neighbours[0]: "nope" is not a skill folder under skills' in printed, (
+        printed
+    )
