@@ -203,3 +203,31 @@ def test_neighbours_are_installed_in_both_arms(tmp_path: Path, model_server: str
     assert code == 2 and 'skill-be.yaml:14:3: neighbours[0]: "nope" is not a skill folder under skills' in printed, (
         printed
     )
+
+
+PROBE_TEST = """\
+import assert from 'node:assert/strict';
+import { test } from '@ngwes/skill-be/testing';
+
+test('returns contained', async ({ result }) => {
+  assert.equal(await result(), 'contained');
+});
+"""
+
+
+def test_code_tests_run_on_the_file_the_agent_wrote(tmp_path: Path, model_server: str) -> None:
+    root = agent_project(tmp_path, model_server, "process", reps=1)
+    evals = json.loads((root / "evals/greet.json").read_text())
+    sc = evals["scenarios"][0]
+    code = "export const result = async (): Promise<string> => 'contained';\n"
+    sc["prompt"] = json.dumps({"steps": [{"write": ["src/answer.ts", code]}], "final": "wrote src/answer.ts"})
+    sc["output"] = {"result": "an async function that returns a word", "file": "src/answer.ts"}
+    for key in ("checks", "checkFiles", "expect", "criteria"):  # the code tests are the only line here
+        del sc[key]
+    (root / "evals/greet.json").write_text(json.dumps(evals))
+    write(root / "skill-tests/greet/greet-file.test.ts", PROBE_TEST)
+    doc = yaml.safe_load((root / "skill-be.yaml").read_text())
+    (root / "skill-be.yaml").write_text(yaml.safe_dump({**doc, "tests": "./skill-tests"}))
+    exit_code, printed, summary, _ = run(root)
+    assert lines_of(summary) == {"[test] returns contained": (100, 100)}, printed
+    assert exit_code == 0, printed
