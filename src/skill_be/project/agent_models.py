@@ -282,3 +282,26 @@ def check_paths(scenarios: Sequence[Any], name: str, places: Places, root: Path)
         for keys, words in outside_paths(sc.agent, root):
             loc = ["scenarios", i, *keys]
             raise ConfigError(f"{at_place(name, places.find(loc))}: {path_text(loc)}: {words}")
+
+
+def fingerprint_parts(
+    skill_dir: Path, scenarios: Sequence[Any], neighbours: Sequence[Path] = ()
+) -> list[tuple[str, Path]]:
+    """What an agent scenario's results also depend on, for the skill's fingerprint: the whole skill
+    folder (installed as it is), each workspace `from` and `checkFiles` path, and the neighbours.
+    Nothing for a skill without agent scenarios (its fingerprint stays as it was)."""
+    from skill_be.project.fingerprint import tree_files
+
+    agents = [sc for sc in scenarios if sc.agent is not None]
+    if not agents:
+        return []
+    parts = list(tree_files(skill_dir, "skill-folder"))
+    for folder in neighbours:
+        parts += tree_files(folder, f"neighbour/{folder.name}")
+    for sc in agents:
+        for kind, paths in (("workspace", sc.agent.sources), ("checkFiles", sc.agent.check_files)):
+            for p in paths:
+                full = sc.agent.base / p
+                label = f"{kind}/{sc.id}/{p}"
+                parts += tree_files(full, label) if full.is_dir() else [(label, full)] if full.is_file() else []
+    return parts

@@ -47,6 +47,11 @@ class Project(NamedTuple):
             parts += tree_files(self.config.tests / codetest_layout.SHARED, "shared")
             if skill.package_list is not None:
                 parts.append(("packages", skill.package_list))
+        if self.config.neighbours or any(sc.agent for sc in skill.evals.scenarios):  # agent mode (issue 17)
+            from skill_be.project.agent_models import fingerprint_parts
+
+            folders = [self.config.skills / n for n in self.config.neighbours]
+            parts += fingerprint_parts(skill.dir, skill.evals.scenarios, folders)
         return fingerprint(parts)
 
 

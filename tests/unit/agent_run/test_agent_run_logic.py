@@ -194,3 +194,31 @@ def test_skills_in_a_parent_of_the_workspace_are_found(tmp_path: Path) -> None:
     assert parent_skills(tmp_path / "a" / "b") == []  # the control: nothing there
     (tmp_path / ".agents" / "skills").mkdir(parents=True)
     assert parent_skills(tmp_path / "a" / "b") == [str(tmp_path / ".agents" / "skills")]
+
+
+def test_the_fingerprint_covers_an_agent_scenario_s_workspace_and_skill_folder(tmp_path: Path) -> None:
+    from skill_be.project.loader import load_project
+
+    (tmp_path / "skills/s/scripts").mkdir(parents=True)
+    (tmp_path / "skills/s/SKILL.md").write_text("---\nname: s\ndescription: d\n---\nbody\n")
+    (tmp_path / "skills/s/scripts/run.sh").write_text("echo 1\n")
+    (tmp_path / "evals/ws").mkdir(parents=True)
+    (tmp_path / "evals/ws/a.txt").write_text("a\n")
+    scenario = {"id": "a", "prompt": "p", "mode": "agent", "workspace": {"from": ["ws"]}, "checks": ["true"]}
+    (tmp_path / "evals/s.json").write_text(json.dumps({"scenarios": [scenario]}))
+    config = tmp_path / "skill-be.yaml"
+    config.write_text(
+        "skills: ./skills\nevals: ./evals\nmodel: {adapter: claude-cli, id: m}\ngrader: {adapter: claude-cli, id: g}\n"
+    )
+
+    def fp() -> str:
+        project = load_project(config)
+        return project.fingerprint(project.skills[0])
+
+    first = fp()
+    assert fp() == first  # the control: nothing changed, the same fingerprint
+    (tmp_path / "evals/ws/a.txt").write_text("b\n")
+    second = fp()
+    assert second != first
+    (tmp_path / "skills/s/scripts/run.sh").write_text("echo 2\n")
+    assert fp() != second
