@@ -108,6 +108,7 @@ class DockerBoxes:
         self._spares: dict[bool, Any] = {}  # with_egress -> Future of a started, empty container
         self._pool: Any = None
         self._lock = threading.Lock()
+        self._active: set[Any] = set()  # containers in use: killed by close() (an interrupted run)
 
     def _create(self, volume: Any, with_egress: bool) -> Any:
         lim = self.limits
@@ -172,6 +173,8 @@ class DockerBoxes:
 
     def _box(self, files: Mapping[str, bytes], with_egress: bool) -> tuple[Any, Any]:
         box, volume = self._started(with_egress)
+        with self._lock:
+            self._active.add(box)
         try:
             # put_archive only after start(): before it, the tmpfs volume is not mounted yet.
             body = {**files, ".skill-be/box_main.py": BOX_MAIN.read_bytes(), ".skill-be/out/.keep": b""}
@@ -185,6 +188,8 @@ class DockerBoxes:
     def _drop(self, box: Any, volume: Any) -> None:
         """Remove the container and its volume after the results are in, off the run's clock (about
         0.15 s); `close` waits for every removal."""
+        with self._lock:
+            self._active.discard(box)
 
         def remove() -> None:
             for thing in (box, volume):
@@ -199,9 +204,14 @@ class DockerBoxes:
         self._removals = [r for r in self._removals if r.is_alive()] + [t]
 
     def close(self) -> None:
-        """Remove the spares and wait for every removal."""
+        """Kill the containers still in use (an interrupted run: their exec returns, their thread
+        removes them), remove the spares and wait for every removal."""
         with self._lock:
             spares, self._spares = list(self._spares.values()), {}
+            active = list(self._active)
+        for box in active:
+            with contextlib.suppress(Exception):  # already gone
+                box.kill()
         for spare in spares:
             with contextlib.suppress(Exception):  # a spare that never started: nothing to remove
                 self._drop(*spare.result())
