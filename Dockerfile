@@ -115,12 +115,13 @@ RUN with-ca /opt/skill-be/bin/pip wheel --no-cache-dir --disable-pip-version-che
 # `docker run -w /src` picks the folder. docker/launch.py explains who owns the files it writes.
 FROM ${BASE} AS skill-be
 ARG SKILL_BE_VERSION=0.1.0
-# No manuals, docs or translations from these packages (as debian:bookworm-slim does), and no apt
+# ripgrep: opencode's skill tool needs rg (offline it cannot download one). No manuals, docs or
+# translations from these packages (as debian:bookworm-slim does), and no apt
 # caches: about 120 MB less.
 COPY docker/dpkg-slim.cfg /etc/dpkg/dpkg.cfg.d/skill-be-slim
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates git python3 \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates git python3 ripgrep \
     && apt-get clean \
     && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 COPY --from=node /out/ /usr/local/

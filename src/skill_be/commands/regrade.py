@@ -17,6 +17,7 @@ from typing import Any
 
 from skill_be.adapters.base import AdapterStartError, Answer, CallContext, Usage
 from skill_be.checks import run_checks
+from skill_be.commands.agent_parts import regrade_side, stored_agent_record
 from skill_be.commands.assembly import assemble, engine_settings, interruptible
 from skill_be.commands.common import warn
 from skill_be.commands.run import RunListener, benchmark, check_before_calls, closing
@@ -130,6 +131,7 @@ def stored_answers(run_path: Path, skill: str, doc: Mapping[str, Any]) -> dict[O
                         continue
                     text = text[:-1] if text.endswith("\n") else text  # the run dir adds one newline
                     meta = o.get("adapter") if isinstance(o.get("adapter"), dict) else {}
+                    meta = {**meta, **stored_agent_record(run_path / o["file"])}  # agent scenarios (issue 17)
                     out[key] = Call(Answer(text, _usage(o.get("usage")), meta), None, seconds)
                 else:
                     out[key] = Call(None, str(o.get("error") or "the generation failed"), seconds)
@@ -149,6 +151,8 @@ def refusal(skill: Skill, template: str, earlier: Mapping[str, Any] | None, run_
         else:
             # The prompt the model saw: a changed SKILL.md, template or output contract changes its size.
             sizes = {arm: len(model_prompt(sc, arm, skill.doc.text, template)) for arm in ARMS}
+            if sc.agent is not None:  # an agent gets the task alone in both arms (the skill is installed)
+                sizes = {arm: len(sc.prompt) for arm in ARMS}
             seen = [
                 (o.get("arm"), o.get("promptChars"))
                 for m in (old.get("models") or {}).values()
@@ -244,7 +248,9 @@ async def _regrade(config_path: Path, names: list[str], run: str | None, junit_a
         engine.cache = StoredAnswers(answers, [s.name for s in kept], name)
         try:
             stored = StoredTriggers(graded_project, earlier, [m.label for m in models], reps)  # trigger_setup.py
-            await benchmark(graded_project, engine, files, progress, concurrency, stored)
+            async with regrade_side(graded_project, models, parts.redactor, warn) as agents:
+                engine.agents = agents  # agent scenarios: their checks run again on the kept workspace
+                await benchmark(graded_project, engine, files, progress, concurrency, stored)
         finally:
             progress.close()
     verdicts = dict(files.results)  # this regrade's, for the closing lines

@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from skill_be.checks import CheckOutcome, run_checks, validate_checks
+from skill_be.commands.agent_parts import agent_side, check_agents
 from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
 from skill_be.commands.common import warn
 from skill_be.commands.interrupted import keep_partial
@@ -86,7 +87,10 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     scale = RunScale(project, cache_on, options.shard, settings)  # commands/scale.py: cache, prices, shard
     started = datetime.now().astimezone()
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
-    async with assemble(project, grader=graded, keep_deps=options.keep_deps) as parts:
+    async with (
+        assemble(project, grader=graded, keep_deps=options.keep_deps) as parts,
+        agent_side(project, parts.models, parts.redactor, warn) as agents,  # issue 17: agent scenarios
+    ):
         header = report_header(project, parts, settings, started)
         run_dir = RunDir(config.results, started, parts.redactor)
         run_dir.create()
@@ -96,6 +100,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         engine = parts.engine(settings, concurrency, RunListener(files, progress, settings.reps))
         scale.attach(engine)
         triggers = trigger_runs(project, parts, settings, options.shard)
+        engine.agents = agents
         try:
             await benchmark(project, engine, files, progress, concurrency, triggers)
         except asyncio.CancelledError:  # hook: issue 20, Ctrl-C keeps the answers paid for
@@ -116,6 +121,7 @@ def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
     setting that cannot work. Hint-word warnings print here too. Returns the result file's entries."""
     previous = read_result_file(project.config.result_file)
     validate_checks(project, warn)
+    check_agents(project)  # issue 17: agent scenarios need agent CLIs (commands/agent_parts.py)
     if any(sc.output for s in project.skills for sc in s.evals.scenarios):
         from skill_be.codetests.hints import hint_warnings
 

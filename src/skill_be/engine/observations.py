@@ -58,6 +58,7 @@ class Output:
     tests: TestRun | None = None
     notes: list[str] = field(default_factory=list)  # [NOTE] lines
     errors: list[str] = field(default_factory=list)  # [ERROR] lines: each counts for gate.blockOnErrors
+    agent: dict[str, object] | None = None  # agent scenarios: transcript, diff, changed files (engine/agent.py)
 
     def passes(self, n_criteria: int, test_names: tuple[str, ...]) -> list[bool]:
         """Every scored line of the scenario, criteria first, then tests; anything missing counts as 0."""

@@ -20,6 +20,7 @@ from skill_be.project.config import GateConfig
 from skill_be.project.loader import Skill
 
 if TYPE_CHECKING:
+    from skill_be.engine.agent import AgentSide
     from skill_be.engine.cache import CallHook
 
 GRADE, GENERATE = 0, 1
@@ -123,6 +124,7 @@ class Engine:
         self._seq = 0
         self.cache: CallHook | None = None  # engine/cache.py: run's response cache; regrade's stored answers
         self.only: Callable[[str, str, str, int], bool] | None = None  # (skill, scenario, model, rep) to run
+        self.agents: AgentSide | None = None  # agent scenarios (engine/agent.py); set by the command
 
     async def call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         """Every model call goes through here: under the shared limit and the per-call timeout.
@@ -158,6 +160,11 @@ class Engine:
             ScenarioLines(sc, self.tests.test_names(skill.name, sc.id) if self.tests and sc.output else ())
             for sc in skill.evals.scenarios
         ]
+        if self.agents is not None:  # agent hook 1/3: checks and the skill line are lines too
+            lines = [
+                ScenarioLines(sl.scenario, self.agents.line_names(sl.scenario, sl.tests)) if sl.scenario.agent else sl
+                for sl in lines
+            ]
         reps = self.settings.reps
         # run --shard: only this shard's reps (results/shards.py); every rep otherwise
         mine = [
@@ -181,6 +188,8 @@ class Engine:
         async with asyncio.TaskGroup() as group:
             for sl, model, rep in mine:
                 group.create_task(one_rep(sl, model, rep))
+        if self.agents is not None:  # agent hook 2/3: a JSON-lines check's entries become its lines
+            lines = self.agents.final_lines(lines, outputs)
         # engine/topup.py: scores and gate, and with --top-up more reps of what was inconclusive
         scores, gate = await settle(
             lines, self.models, outputs, self.settings.gate, reps, self.settings.top_up, one_rep
@@ -191,6 +200,8 @@ class Engine:
         self, skill: Skill, skill_index: int, sl: ScenarioLines, model: Model, rep: int, arm: str
     ) -> Output:
         sc = sl.scenario
+        if sc.agent is not None and self.agents is not None:  # agent hook 3/3: engine/agent.py
+            return await self.agents.output(self, skill, skill_index, sl, model, rep, arm)
         prompt = model_prompt(sc, arm, skill.doc.text, self.settings.template)
         out = Output(scenario=sc.id, model=model.label, rep=rep, arm=arm, prompt_chars=len(prompt))
         tag = CallTag("generate", sc.id, rep, arm)

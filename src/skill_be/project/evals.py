@@ -16,6 +16,8 @@ from skill_be.project.triggers import Triggers, read_triggers
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from skill_be.project.agent_models import AgentScenario
+
 __all__ = ["JS_RESERVED", "MAX_DESCRIPTION", "EvalFile", "Scenario", "load_eval", "valid_file_name"]
 
 
@@ -25,6 +27,7 @@ class Scenario(NamedTuple):
     critical: bool
     criteria: tuple[str, ...]
     output: tuple[tuple[str, str], ...] | None  # (export name, description) in the file's order
+    agent: AgentScenario | None = None  # mode: agent (project/agent_models.py); None: one-shot
 
     @property
     def has_tests(self) -> bool:
@@ -53,7 +56,8 @@ class EvalFile(NamedTuple):
         return next((s for s in self.scenarios if s.id == scenario_id), None)
 
 
-def load_eval(path: Path) -> EvalFile:
+def load_eval(path: Path, root: Path | None = None) -> EvalFile:
+    """The eval file at `path`; `root` is the project's folder (agent workspaces stay inside it)."""
     name = shown(path)
     text = read_text(path, what="eval file")
     data = load_json(text, name)
@@ -75,16 +79,11 @@ def load_eval(path: Path) -> EvalFile:
 
     places = Places(text, "json")
     d = checked("eval", _model, data, name, places, label)
-    scenarios = tuple(
-        Scenario(
-            id=s["id"],
-            prompt=s["prompt"],
-            critical=s.get("critical", False),
-            criteria=tuple(s.get("criteria", ())),
-            output=tuple(s["output"].items()) if "output" in s else None,
-        )
-        for s in d["scenarios"]
-    )
+    scenarios = tuple(_scenario(s, path, root) for s in d["scenarios"])
+    if any(s.agent for s in scenarios):
+        from skill_be.project.agent_models import check_paths
+
+        check_paths(scenarios, name, places, root or path.parent)
     triggers, bad, why = read_triggers(d.get("triggers"))
     if bad is not None:
         from skill_be.errors import ConfigError
@@ -92,6 +91,25 @@ def load_eval(path: Path) -> EvalFile:
 
         raise ConfigError(f"{at_place(name, places.find(bad))}: {path_text(bad)}: {why}")
     return EvalFile(path=path, scenarios=scenarios, places=places, triggers=triggers)
+
+
+def _scenario(s: dict[str, object], path: Path, root: Path | None) -> Scenario:
+    output = dict(s["output"]) if isinstance(s.get("output"), dict) else None  # type: ignore[call-overload]
+    agent = None
+    if s.get("mode") == "agent":
+        from skill_be.project.agent_models import agent_scenario
+
+        agent = agent_scenario(s, path.parent)
+        if output is not None:
+            output.pop("file", None)  # in agent mode, the file the agent wrote, not an export
+    return Scenario(
+        id=str(s["id"]),
+        prompt=str(s["prompt"]),
+        critical=bool(s.get("critical", False)),
+        criteria=tuple(s.get("criteria") or ()),  # type: ignore[arg-type]
+        output=tuple(output.items()) if output is not None else None,
+        agent=agent,
+    )
 
 
 def _model() -> type[BaseModel]:

@@ -48,6 +48,10 @@ class Project(NamedTuple):
             for p in neighbour_dirs(self.config, skill.dir):
                 if (p / "SKILL.md").is_file():  # a missing one stops `run` (project/trigger_plan.py)
                     parts.append((f"neighbour/{p.name}", p / "SKILL.md"))
+        if self.config.neighbours or any(sc.agent for sc in skill.evals.scenarios):  # agent mode (issue 17)
+            from skill_be.project.agent_models import fingerprint_parts
+
+            parts += fingerprint_parts(skill.dir, skill.evals.scenarios, list(self.config.neighbours or ()))
         return parts
 
     def inputs(self, skill: Skill) -> dict[str, str]:
@@ -150,7 +154,7 @@ def refuse_placeholders(evals: EvalFile) -> None:
 
 
 def _load_skill(config: Config, folder: Path) -> Skill:
-    evals = load_eval(config.evals / f"{folder.name}.json")
+    evals = load_eval(config.evals / f"{folder.name}.json", config.root)
     refuse_placeholders(evals)
     files = codetest_layout.test_files(config, folder.name, evals)
     packages = codetest_layout.package_list(config, folder.name) if files else None

@@ -17,6 +17,15 @@ from pydantic import (
     model_validator,
 )
 
+from skill_be.project.agent_models import (
+    AGENT_SCHEMA_RULES,
+    MODES,
+    AgentSettingsModel,
+    Check,
+    ExpectModel,
+    WorkspaceModel,
+    check_agent_keys,
+)
 from skill_be.project.fields import (
     NOT_BLANK,
     AnyText,
@@ -257,7 +266,9 @@ class ConfigModel(Strict):
         None, description="model id -> prices in US dollars per million tokens (checked by run)"
     )
     neighbours: TextList | None = Field(
-        None, description="skill folders offered beside each skill in trigger evals (default: every other skill)"
+        None,
+        description="other skill folders: offered beside each skill in trigger evals (default: every other skill) "
+        "and installed in both arms of agent scenarios (default: none)",
     )
     trigger_turns: PositiveInt(MAX_TRIGGER_TURNS) = Field(  # type: ignore[valid-type]
         3, alias="triggerTurns", description="CLI adapters: a skill loaded within this many agent turns counts"
@@ -317,7 +328,17 @@ Output = Annotated[
 
 
 class ScenarioModel(Strict):
-    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["criteria"]}, {"required": ["output"]}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["criteria"]},
+                {"required": ["output"]},
+                {"required": ["checks"]},  # agent mode (project/agent_models.py)
+                {"required": ["expect"], "properties": {"expect": {"required": ["skillLoaded"]}}},
+            ],
+            "allOf": AGENT_SCHEMA_RULES,
+        }
+    )
 
     comment_: AnyText | None = Field(None, alias="$comment", description="a note for people; ignored")
     id: Text = Field(
@@ -328,6 +349,17 @@ class ScenarioModel(Strict):
     critical: Flag = False
     output: Output | None = Field(None, description="the exports the code tests are written against; needs result")
     criteria: NonEmptyTextList | None = None
+    # agent mode: project/agent_models.py
+    mode: choice(MODES, "mode") = Field("one-shot", description="agent: the CLI acts in a workspace")  # type: ignore[valid-type]
+    workspace: WorkspaceModel | None = None
+    agent: AgentSettingsModel | None = None
+    checks: Annotated[list[Check], Field(min_length=1)] | None = Field(
+        None, description="commands run in the finished workspace; exit 0 passes"
+    )
+    check_files: TextList | None = Field(
+        None, alias="checkFiles", description="files beside the eval file the checks use (not shown to the agent)"
+    )
+    expect: ExpectModel | None = None
 
     @field_validator("id")
     @classmethod
@@ -336,6 +368,9 @@ class ScenarioModel(Strict):
 
     @model_validator(mode="after")
     def _graded(self) -> ScenarioModel:
+        check_agent_keys(self)
+        if self.mode == "agent" and (self.checks or (self.expect and self.expect.skill_loaded is not None)):
+            return self
         if self.criteria is None and self.output is None:
             fail('needs "criteria" (a non-empty list of strings), an "output", or both')
         return self

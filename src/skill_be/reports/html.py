@@ -8,6 +8,7 @@ from typing import Any
 
 from skill_be import __version__
 from skill_be.engine.stats import wilson
+from skill_be.reports.agent import agent_view
 from skill_be.reports.pr_changes import marker
 from skill_be.reports.quote import html_text, one_line
 from skill_be.results.compare import COMPARED, Comparison
@@ -45,7 +46,8 @@ def render_html(
                     key = o["file"] or f"{name}/{sc['id']}/{label}/{o['rep']}/{o['arm']}"
                     got = replies.get(key, [])
                     gradings = [{**g, "reply": got[i] if i < len(got) else ""} for i, g in enumerate(o["gradings"])]
-                    outputs.append({**o, "text": texts.get(key), "gradings": gradings})
+                    agent = agent_view(o, name, sc["id"], label)  # reports/agent.py: agent scenarios
+                    outputs.append({**o, "text": texts.get(key), "gradings": gradings, "agent": agent})
                 lines = [
                     {**line, **_bars(line), "vsBase": _vs_base(base, name, sc["id"], label, line)}
                     for line in m["lines"]

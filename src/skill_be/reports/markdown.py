@@ -12,6 +12,7 @@ from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS
 from skill_be.reports import strings as s
+from skill_be.reports.agent import AGENT_NOTE, agent_lines
 from skill_be.reports.gate import pp, release_gate_section
 from skill_be.reports.quote import md_text
 from skill_be.reports.triggers import trigger_section
@@ -43,6 +44,8 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
         f"Method: automated eval. Models: {', '.join(h.models)}. Reps: {h.reps}. {grading_line(h, graded)}",
         s.NO_TOOLS_NOTE,
     ]
+    if any(sl.scenario.agent for sl in run.lines):
+        out.append(AGENT_NOTE)
     for sl in run.lines:
         sc = sl.scenario
         out += ["", f"### Scenario: {md_text(sc.id)}{' *(critical)*' if sc.critical else ''}", ""]
@@ -53,6 +56,7 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
             out += ["", f"**{label}**", "", s.TABLE_HEAD]
             out += [f"| {_cell(x.line)} | {x.baseline}% | {x.with_skill}% | {s.signed(x.delta)}pp |" for x in scores]
             out += interval_lines(run.gate, sc.id, label, scores)
+            out += agent_lines(outputs)  # agent scenarios (reports/agent.py); nothing for one-shot
             tokens = token_line(outputs)
             # Errors and notes may carry the answer's own text (a test's message, a runner's fatal
             # event): each is one quoted line, never Markdown of its own.

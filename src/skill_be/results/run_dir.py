@@ -63,6 +63,12 @@ class RunDir:
         if out.tests is not None:
             doc = json.dumps(out.tests.to_json(), indent=2, ensure_ascii=False)
             (folder / f"{stem}.tests.json").write_text(self.redact(doc) + "\n", encoding="utf-8")
+        if out.agent is not None:  # an agent run: its transcript and the diff of its work
+            transcript = json.dumps(out.agent.get("transcript"), indent=2, ensure_ascii=False)
+            (folder / f"{stem}.transcript.json").write_text(self.redact(transcript) + "\n", encoding="utf-8")
+            (folder / f"{stem}.diff").write_text(self.redact(str(out.agent.get("diff") or "")), encoding="utf-8")
+            # the whole record (the files it changed too), for regrade
+            (folder / f"{stem}.agent.json").write_text(self.redact(json.dumps(out.agent)) + "\n", encoding="utf-8")
 
     def write_report(self, skill: str, text: str) -> Path:
         path = self.path / f"{skill}.md"

@@ -128,6 +128,7 @@ def output_json(o: Output, redact: Callable[[str], str]) -> dict[str, object]:
         "tests": dict(o.tests.to_json()) if o.tests is not None else None,
         "notes": [redact(n) for n in o.notes],
         "errors": [redact(e) for e in o.errors],
+        "agent": o.agent,  # agent scenarios: transcript, diff, changed files (engine/agent.py)
     }
 
 
@@ -171,6 +172,7 @@ def output_from(d: Mapping[str, Any]) -> Output:
         tests=tests,
         notes=list(d["notes"]),
         errors=list(d["errors"]),
+        agent=d.get("agent"),
     )
 
 

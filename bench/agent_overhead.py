@@ -1,0 +1,152 @@
+"""skill-be's overhead per agent run: the same scripted agent task (Claude Code against the scripted
+tool-use model, tests/support/agent_model_server.py, on loopback) run directly with the CLI on this
+machine, and through skill-be's Docker sandbox (container, egress proxy, workspace copied in and out,
+stream parsed, record and diff built), side by side in the same run; then 8 runs through skill-be at
+concurrency 4 against the ideal (2 x one run).
+
+    python bench/agent_overhead.py [--runs 5] [--parallel 8] [--concurrency 4]
+
+Targets (issue 17): overhead at most 1.0 s per run; 8 runs at concurrency 4 within 1.3x of the ideal.
+Needs Docker, skill-be's image (.ci/steps/40-docker.sh) and the CLIs on PATH (.ci/env)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from skill_be import __version__
+from skill_be.agents.base import AgentLimits, AgentSetup, ModelEndpoint, SkillToInstall
+from skill_be.agents.record import record_of
+from skill_be.agents.workspace import git_repo, write_files
+
+ROOT = Path(__file__).resolve().parent.parent
+IMAGE = f"skill-be:{__version__}"
+SKILL = SkillToInstall(
+    "greet",
+    "Greets people in files. Use when asked to greet.",
+    {
+        "SKILL.md": b"---\nname: greet\ndescription: Greets people in files. Use when asked to greet.\n---\nWrite hello.\n"
+    },
+)
+
+
+def load_server() -> Any:
+    sys.path.insert(0, str(ROOT / "tests/support"))
+    spec = importlib.util.spec_from_file_location("agent_model_server", ROOT / "tests/support/agent_model_server.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def setup_for(server: Any) -> AgentSetup:
+    endpoint = ModelEndpoint("agent-mock", "anthropic", base_url=server.base_url, api_key="sk-bench-key")
+    return AgentSetup(
+        "Greet the team in a file.", endpoint, (SKILL,), limits=AgentLimits(max_turns=8, timeout_seconds=120)
+    )
+
+
+def direct(driver: Any, setup: AgentSetup, files: dict[str, bytes]) -> float:
+    """The CLI alone: its launch written to a temp folder and run, nothing else."""
+    with tempfile.TemporaryDirectory(prefix="bench-agent-") as tmp:
+        ws, home = Path(tmp) / "ws", Path(tmp) / "home"
+        ws.mkdir()
+        home.mkdir()
+        write_files(ws, files)
+        launch = driver.prepare(setup, PurePosixPath(ws), PurePosixPath(home))
+        for path, content in launch.files.items():
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_bytes(content)
+        started = time.monotonic()
+        done = subprocess.run(list(launch.argv), cwd=ws, env=dict(launch.env), capture_output=True, timeout=180)
+        seconds = time.monotonic() - started
+        assert done.returncode == 0, done.stderr[-1000:]
+        return seconds
+
+
+def through(box: Any, driver: Any, setup: AgentSetup, files: dict[str, bytes]) -> float:
+    """What skill-be does for one agent run besides the engine's bookkeeping."""
+    started = time.monotonic()
+    run = box.run_agent(driver, setup, files)
+    transcript = driver.parse(run.stdout, setup)
+    record_of(run, transcript, files, 0.0, lambda t: t)
+    seconds = time.monotonic() - started
+    assert run.error is None and transcript.error is None and "greet" in transcript.skills_loaded, run.stderr[-1000:]
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs on each side (alternating)")
+    parser.add_argument("--parallel", type=int, default=8, help="runs through skill-be at once")
+    parser.add_argument("--concurrency", type=int, default=4)
+    args = parser.parse_args()
+
+    import docker
+
+    from skill_be.agents.container import DockerBoxes, DockerSandbox
+    from skill_be.agents.egress import EgressProxy, plan_for
+    from skill_be.agents.registry import driver
+    from skill_be.commands.agent_parts import IMAGE_PATH
+
+    ams = load_server()
+    work = Path(tempfile.mkdtemp(prefix="bench-agent-server-"))
+    server = ams.AgentServer(str(work), netns=False)
+    client = docker.from_env()
+    setup = setup_for(server)
+    plan = plan_for([setup.endpoint])
+    proxy = EgressProxy(client, IMAGE, plan)
+    proxy.start()
+    box = DockerSandbox(DockerBoxes(client, IMAGE, egress=proxy), plan)
+    try:
+        server.agent(skill="greet", load="offered", write={"path": "out.txt", "content": "hello"},
+                     command="echo ran > ran.txt", final="DONE")  # fmt: skip
+        host = driver("claude", path=os.environ.get("PATH", ""))
+        inside = driver("claude", path=IMAGE_PATH)
+        files = git_repo({"README.md": b"# team\n"})
+        through(box, inside, setup, files)  # warm-up: the image's layers, the CLI's first start
+        direct(host, setup, files)
+        d, t = [], []
+        for _ in range(args.runs):
+            d.append(direct(host, setup, files))
+            t.append(through(box, inside, setup, files))
+        md, mt = statistics.median(d), statistics.median(t)
+        print("direct:", " ".join(f"{x:.2f}" for x in d), "| through:", " ".join(f"{x:.2f}" for x in t))
+        print(f"direct (claude on this machine): median {md:.2f} s of {args.runs}")
+        print(f"through skill-be (container, proxy, copy, parse): median {mt:.2f} s of {args.runs}")
+        print(f"overhead per agent run: {mt - md:+.2f} s (target at most +1.00 s)")
+        started = time.monotonic()
+        with ThreadPoolExecutor(args.concurrency) as pool:
+            list(pool.map(lambda _: through(box, inside, setup, files), range(args.parallel)))
+        wall = time.monotonic() - started
+        ideal = -(-args.parallel // args.concurrency) * mt
+        print(f"{args.parallel} runs at concurrency {args.concurrency}: {wall:.2f} s, ideal {ideal:.2f} s "
+              f"({wall / ideal:.2f}x, target at most 1.30x; {os.cpu_count()} CPUs)")  # fmt: skip
+        # The same 8 runs of the CLI alone at the same concurrency: what the machine itself allows.
+        started = time.monotonic()
+        with ThreadPoolExecutor(args.concurrency) as pool:
+            list(pool.map(lambda _: direct(host, setup, files), range(args.parallel)))
+        alone = time.monotonic() - started
+        print(f"the CLI alone, {args.parallel} runs at concurrency {args.concurrency}: {alone:.2f} s "
+              f"({alone / (-(-args.parallel // args.concurrency) * md):.2f}x its ideal); through skill-be / alone: "
+              f"{wall / alone:.2f}x")  # fmt: skip
+    finally:
+        box.close()
+        proxy.close()
+        server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,2 @@
+#!/bin/sh
+date +%Y-%m-%d

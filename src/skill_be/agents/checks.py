@@ -1,0 +1,77 @@
+"""Check commands' results as report lines: exit 0 passes; a check whose last line of output is one
+JSON object `{"checks": [{"name": ..., "passed": ...}, ...]}` (skillgrade's grader shape) gives one
+line per entry instead."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Protocol
+
+CHECK_PREFIX = "check: "
+ENTRY_SEP = " › "
+MESSAGE_LIMIT = 600
+
+
+class CheckRow(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def exit(self) -> str: ...
+    @property
+    def output(self) -> str: ...
+
+
+def json_entries(output: str) -> list[tuple[str, bool]] | None:
+    """The entries of a last-line `{"checks": [...]}`, or None when the last line is not one."""
+    lines = [line for line in output.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    try:
+        doc = json.loads(lines[-1])
+    except ValueError:
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("checks"), list):
+        return None
+    out = []
+    for i, entry in enumerate(doc["checks"], 1):
+        if isinstance(entry, dict):
+            out.append((str(entry.get("name") or f"entry {i}"), entry.get("passed") is True))
+    return out or None
+
+
+def _message(row: CheckRow) -> str:
+    if row.exit == "timeout":
+        return "the check reached its time limit"
+    tail = row.output.strip()[-MESSAGE_LIMIT:]
+    what = "command not found" if row.exit == "127" else f"exit code {row.exit}"
+    return f"{what}: {tail}" if tail else what
+
+
+def check_lines(rows: Sequence[CheckRow]) -> list[tuple[str, bool, str | None]]:
+    """(line name, passed, message) for each check, or for each entry of a JSON-lines check."""
+    out: list[tuple[str, bool, str | None]] = []
+    for row in rows:
+        entries = json_entries(row.output)
+        if entries is None:
+            passed = row.exit == "0"
+            out.append((CHECK_PREFIX + row.name, passed, None if passed else _message(row)))
+            continue
+        for name, passed in entries:
+            out.append((CHECK_PREFIX + row.name + ENTRY_SEP + name, passed, None))
+    return out
+
+
+def expand_names(names: Sequence[str], seen: Sequence[Sequence[str]]) -> tuple[str, ...]:
+    """The scenario's line names once the outputs are in: a check that gave JSON entries in any output
+    is replaced by those entries (in the order first seen)."""
+    out: list[str] = []
+    for name in names:
+        entries: list[str] = []
+        if name.startswith(CHECK_PREFIX):
+            for names_of_output in seen:
+                for n in names_of_output:
+                    if n.startswith(name + ENTRY_SEP) and n not in entries:
+                        entries.append(n)
+        out.extend(entries or [name])
+    return tuple(out)
