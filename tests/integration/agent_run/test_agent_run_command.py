@@ -168,7 +168,8 @@ def test_an_agent_that_goes_on_ends_at_its_time_limit_as_that_output_s_error(tmp
     outputs = summary["skills"]["greet"]["scenarios"][0]["models"]["fake-model"]["outputs"]
     assert [o["error"] for o in outputs] == ["the agent run failed (the agent reached its time limit)"] * 2
     assert all(v == (0, 0) for v in lines_of(summary).values())
-    assert code == 1 and "NOT READY" in printed  # gate.blockOnErrors
+    # Every run of the model errored: nothing was measured, so the skill is ERROR (exit 3), not NOT READY.
+    assert code == 3 and "greet: ERROR (every call of the model fake-model failed" in printed, printed
 
 
 def test_an_agent_scenario_runs_in_shards_and_merges(tmp_path: Path, model_server: str) -> None:
