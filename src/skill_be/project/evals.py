@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from skill_be.paths import shown
+from skill_be.project.assertions import Assertion, Budget, assertion_from, budget_from
 from skill_be.project.files import read_text
 from skill_be.project.jsonfile import load_json
 from skill_be.project.places import Places
@@ -15,7 +16,16 @@ from skill_be.project.rules import JS_RESERVED, MAX_DESCRIPTION, valid_file_name
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ["JS_RESERVED", "MAX_DESCRIPTION", "EvalFile", "Scenario", "load_eval", "valid_file_name"]
+__all__ = [
+    "JS_RESERVED",
+    "MAX_DESCRIPTION",
+    "EvalFile",
+    "Scenario",
+    "eval_from",
+    "load_eval",
+    "load_evals_json",
+    "valid_file_name",
+]
 
 
 class Scenario(NamedTuple):
@@ -24,6 +34,9 @@ class Scenario(NamedTuple):
     critical: bool
     criteria: tuple[str, ...]
     output: tuple[tuple[str, str], ...] | None  # (export name, description) in the file's order
+    assertions: tuple[Assertion, ...] = ()  # graded without a model
+    budget: Budget | None = None  # the scenario's limits, the skill's filled in
+    judge_context: str | None = None  # what the grader sees beside the answer (evals.json expected_output)
 
     @property
     def has_tests(self) -> bool:
@@ -49,7 +62,22 @@ class EvalFile(NamedTuple):
 def load_eval(path: Path) -> EvalFile:
     name = shown(path)
     text = read_text(path, what="eval file")
-    data = load_json(text, name)
+    return eval_from(load_json(text, name), path, Places(text, "json"))
+
+
+def load_evals_json(path: Path, skill_dir: Path) -> EvalFile:
+    """An agentskills.io `evals/evals.json`, through the documented mapping (project/agentskills.py)."""
+    import json
+
+    from skill_be.project.agentskills import converted
+
+    data = converted(path, skill_dir)
+    return eval_from(data, path, Places(json.dumps(data, indent=2), "json"))
+
+
+def eval_from(data: object, path: Path, places: Places) -> EvalFile:
+    """The eval file's records from its data, validated by the model (errors name `path`)."""
+    name = shown(path)
     from skill_be.project.validation import checked, path_text
 
     def label(loc: Sequence[str | int], key: str | None) -> str:
@@ -66,7 +94,6 @@ def load_eval(path: Path) -> EvalFile:
         head = path_text(loc[:2])
         return f'{head} (id "{sid}")' + text[len(head) :]
 
-    places = Places(text, "json")
     d = checked("eval", _model, data, name, places, label)
     scenarios = tuple(
         Scenario(
@@ -75,10 +102,18 @@ def load_eval(path: Path) -> EvalFile:
             critical=s.get("critical", False),
             criteria=tuple(s.get("criteria", ())),
             output=tuple(s["output"].items()) if "output" in s else None,
+            assertions=tuple(assertion_from(a) for a in s.get("assertions", ())),
+            budget=_budget(s.get("budget"), d.get("budget")),
+            judge_context=s.get("expectedOutput"),
         )
         for s in d["scenarios"]
     )
     return EvalFile(path=path, scenarios=scenarios, places=places)
+
+
+def _budget(own: dict[str, object] | None, skill: dict[str, object] | None) -> Budget | None:
+    mine, theirs = budget_from(own), budget_from(skill)
+    return mine.merged(theirs) if mine else theirs
 
 
 def _model() -> type[BaseModel]:

@@ -17,6 +17,7 @@ from pydantic import (
     model_validator,
 )
 
+from skill_be.project.assertion_models import AssertionModel, BudgetModel
 from skill_be.project.fields import (
     NOT_BLANK,
     AnyText,
@@ -279,7 +280,11 @@ Output = Annotated[
 
 
 class ScenarioModel(Strict):
-    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["criteria"]}, {"required": ["output"]}]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [{"required": ["criteria"]}, {"required": ["output"]}, {"required": ["assertions"]}]
+        }
+    )
 
     id: Text = Field(
         description="a unique name for the scenario",
@@ -289,6 +294,15 @@ class ScenarioModel(Strict):
     critical: Flag = False
     output: Output | None = Field(None, description="the exports the code tests are written against; needs result")
     criteria: NonEmptyTextList | None = None
+    assertions: Annotated[list[AssertionModel], Field(min_length=1)] | None = Field(
+        None, description="deterministic checks graded without a model: contains, regex, json-schema, ..."
+    )
+    budget: BudgetModel | None = Field(None, description="limits each answer must stay within, each a line")
+    expected_output: Text | None = Field(
+        None,
+        alias="expectedOutput",
+        description="what a good answer looks like: context for the judge, not a criterion",
+    )
 
     @field_validator("id")
     @classmethod
@@ -297,8 +311,8 @@ class ScenarioModel(Strict):
 
     @model_validator(mode="after")
     def _graded(self) -> ScenarioModel:
-        if self.criteria is None and self.output is None:
-            fail('needs "criteria" (a non-empty list of strings), an "output", or both')
+        if self.criteria is None and self.output is None and self.assertions is None:
+            fail('needs "criteria" (a non-empty list of strings), "assertions", an "output", or more than one')
         return self
 
 
@@ -315,6 +329,9 @@ class EvalFileModel(Strict):
 
     schema_: AnyText | None = Field(None, alias="$schema", description="a JSON Schema for editors; ignored")
     skill: Any = None
+    budget: BudgetModel | None = Field(
+        None, description="limits for every scenario of the skill (a scenario's own win)"
+    )
     scenarios: Annotated[list[ScenarioModel], Field(min_length=1), BeforeValidator(_scenarios)] = Field(
         description="a non-empty list of scenarios", json_schema_extra={"x-uniqueKey": "id"}
     )
