@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from skill_be.project.assertions import Assertion, Budget
 
@@ -61,7 +62,7 @@ def check(assertion: Assertion, answer: str) -> Checked:
     return Checked(line, kind == "contains", f"found at character {found.start()}: {_clip(near)!r}")
 
 
-def _json_schema(line: str, schema: object, subject: str) -> Checked:
+def _json_schema(line: str, schema: Mapping[str, Any], subject: str) -> Checked:
     import jsonschema
 
     try:
