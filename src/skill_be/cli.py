@@ -88,6 +88,12 @@ def _regrade_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-deps", action="store_true", help="keep the installed test packages in .skill-be/deps")
 
 
+def _convert_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "skills", nargs="*", metavar="skill", help="the skills to convert (default: every one with an evals.json)"
+    )
+
+
 def _merge_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("dirs", nargs="*", metavar="dir", help="the run folder of every shard (run --shard k/n)")
     p.add_argument("--junit", metavar="<file>", help="also write JUnit XML there: a test suite per skill")
@@ -184,6 +190,14 @@ COMMANDS: tuple[Command, ...] = (
         "or --description-file) side by side: both rates with intervals and the difference.",
         _triggers_options,
         "skill_be.commands.triggers",
+    ),
+    Command(
+        "convert",
+        "convert [skill...]",
+        "Writes the skill-be eval file equivalent to each skill's agentskills.io evals/evals.json\n"
+        "(<evals>/<skill>.json), leaving the evals.json as it was. Calls no model.",
+        _convert_options,
+        "skill_be.commands.convert",
     ),
     Command(
         "schema",

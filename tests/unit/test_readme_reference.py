@@ -1,4 +1,4 @@
-"""The README's reference tables name every command, option and config key the code has."""
+"""The manual's reference tables (README.md and docs/) name every command, option and config key the code has."""
 
 from __future__ import annotations
 
@@ -6,20 +6,14 @@ import argparse
 import re
 import typing
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
+from tests.support.manual import section
 
 from skill_be.cli import COMMANDS
 from skill_be.project.models import ConfigModel
 from skill_be.project.rules import SANDBOXES
-
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-
-
-def section(name: str) -> str:
-    return README[README.index(f"<!-- section:{name} -->") : README.index(f"<!-- /section:{name} -->")]
 
 
 def rows(name: str) -> list[tuple[str, str]]:

@@ -68,14 +68,26 @@ def _fill(template: str, values: dict[str, str]) -> str:
     return "".join(out)
 
 
-def grader_prompt(rules: str | None, criteria: Sequence[str], answer: str) -> str:
-    """Role and rules (replaceable), numbered criteria, the answer fenced, a fixed closing paragraph."""
+EXPECTED = (
+    "What a good answer looks like, as the eval's author described it (context for judging the criteria, "
+    "not a criterion of its own):"
+)
+
+
+def grader_prompt(rules: str | None, criteria: Sequence[str], answer: str, expected: str | None = None) -> str:
+    """Role and rules (replaceable), numbered criteria, the author's expected output when the scenario
+    has one, the answer fenced, a fixed closing paragraph."""
     numbered = "\n".join(f"{i}. {c}" for i, c in enumerate(criteria, 1))
     # The answer is data: a closing tag inside it must not end the fence early.
     fenced = answer.replace("</answer>", "<\\/answer>")
+    context = ""
+    if expected:
+        shown = expected.replace("</expected>", "<\\/expected>")
+        context = f"{EXPECTED}\n<expected>\n{shown}\n</expected>\n\n"
     return (
         f"{(rules or DEFAULT_GRADER_RULES).strip()}\n\n"
         f"Criteria:\n{numbered}\n\n"
+        f"{context}"
         f"<answer>\n{fenced}\n</answer>\n\n"
         f"{CLOSING.format(n=len(criteria))}"
     )

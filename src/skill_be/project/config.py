@@ -285,6 +285,13 @@ def check_named(config: Config) -> None:
     if config.tests is not None:
         folders.append(("tests", config.tests))
     for key, p in folders:
+        if (
+            key == "evals"
+            and not p.exists()
+            and config.skills.is_dir()
+            and any(config.skills.glob("*/evals/evals.json"))
+        ):
+            continue  # the skills keep agentskills.io evals/evals.json files; convert creates the folder
         if not p.is_dir():
             what = "is a file, not a folder" if p.exists() else "does not exist"
             raise config.where(key).error(f"folder {shown(p)} {what}; create it or fix the path")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from skill_be.paths import shown
+from skill_be.project.assertions import Assertion, Budget, assertion_from, budget_from
 from skill_be.project.files import read_text
 from skill_be.project.jsonfile import load_json
 from skill_be.project.places import Places
@@ -18,7 +19,16 @@ if TYPE_CHECKING:
 
     from skill_be.project.agent_models import AgentScenario
 
-__all__ = ["JS_RESERVED", "MAX_DESCRIPTION", "EvalFile", "Scenario", "load_eval", "valid_file_name"]
+__all__ = [
+    "JS_RESERVED",
+    "MAX_DESCRIPTION",
+    "EvalFile",
+    "Scenario",
+    "eval_from",
+    "load_eval",
+    "load_evals_json",
+    "valid_file_name",
+]
 
 
 class Scenario(NamedTuple):
@@ -28,6 +38,9 @@ class Scenario(NamedTuple):
     criteria: tuple[str, ...]
     output: tuple[tuple[str, str], ...] | None  # (export name, description) in the file's order
     agent: AgentScenario | None = None  # mode: agent (project/agent_models.py); None: one-shot
+    assertions: tuple[Assertion, ...] = ()  # graded without a model
+    budget: Budget | None = None  # the scenario's limits, the skill's filled in
+    judge_context: str | None = None  # what the grader sees beside the answer (evals.json expected_output)
 
     @property
     def has_tests(self) -> bool:
@@ -60,7 +73,23 @@ def load_eval(path: Path, root: Path | None = None) -> EvalFile:
     """The eval file at `path`; `root` is the project's folder (agent workspaces stay inside it)."""
     name = shown(path)
     text = read_text(path, what="eval file")
-    data = load_json(text, name)
+    return eval_from(load_json(text, name), path, Places(text, "json"), root)
+
+
+def load_evals_json(path: Path, skill_dir: Path) -> EvalFile:
+    """An agentskills.io `evals/evals.json`, through the documented mapping (project/agentskills.py)."""
+    import json
+
+    from skill_be.project.agentskills import converted
+
+    data = converted(path, skill_dir)
+    return eval_from(data, path, Places(json.dumps(data, indent=2), "json"))
+
+
+def eval_from(data: object, path: Path, places: Places, root: Path | None = None) -> EvalFile:
+    """The eval file's records from its data, validated by the model (errors name `path`); `root` is the
+    project's folder (agent workspaces stay inside it)."""
+    name = shown(path)
     from skill_be.project.validation import checked, path_text
 
     def label(loc: Sequence[str | int], key: str | None) -> str:
@@ -77,9 +106,8 @@ def load_eval(path: Path, root: Path | None = None) -> EvalFile:
         head = path_text(loc[:2])
         return f'{head} (id "{sid}")' + text[len(head) :]
 
-    places = Places(text, "json")
     d = checked("eval", _model, data, name, places, label)
-    scenarios = tuple(_scenario(s, path, root) for s in d["scenarios"])
+    scenarios = tuple(_scenario(s, path, root, d.get("budget")) for s in d["scenarios"])
     if any(s.agent for s in scenarios):
         from skill_be.project.agent_models import check_paths
 
@@ -93,7 +121,7 @@ def load_eval(path: Path, root: Path | None = None) -> EvalFile:
     return EvalFile(path=path, scenarios=scenarios, places=places, triggers=triggers)
 
 
-def _scenario(s: dict[str, object], path: Path, root: Path | None) -> Scenario:
+def _scenario(s: dict[str, object], path: Path, root: Path | None, skill_budget: object = None) -> Scenario:
     output = dict(s["output"]) if isinstance(s.get("output"), dict) else None  # type: ignore[call-overload]
     agent = None
     if s.get("mode") == "agent":
@@ -109,7 +137,15 @@ def _scenario(s: dict[str, object], path: Path, root: Path | None) -> Scenario:
         criteria=tuple(s.get("criteria") or ()),  # type: ignore[arg-type]
         output=tuple(output.items()) if output is not None else None,
         agent=agent,
+        assertions=tuple(assertion_from(a) for a in s.get("assertions", ())),  # type: ignore[attr-defined]
+        budget=_budget(s.get("budget"), skill_budget),  # type: ignore[arg-type]
+        judge_context=s.get("expectedOutput"),  # type: ignore[arg-type]
     )
+
+
+def _budget(own: dict[str, object] | None, skill: dict[str, object] | None) -> Budget | None:
+    mine, theirs = budget_from(own), budget_from(skill)
+    return mine.merged(theirs) if mine else theirs
 
 
 def _model() -> type[BaseModel]:

@@ -8,10 +8,10 @@ from typing import NamedTuple
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
-from skill_be.project import codetest_layout
+from skill_be.project import agentskills, codetest_layout
 from skill_be.project.config import Config, check_named, load_config
 from skill_be.project.deciding import deciding_settings
-from skill_be.project.evals import EvalFile, load_eval
+from skill_be.project.evals import EvalFile, load_eval, load_evals_json
 from skill_be.project.fingerprint import combine, file_inputs, fingerprint, setting_inputs, tree_files
 from skill_be.project.skills import SkillDoc, read_skill_md, skill_md_warnings
 from skill_be.project.where import Where
@@ -39,6 +39,12 @@ class Project(NamedTuple):
 
     def _files(self, skill: Skill) -> list[tuple[str, Path]]:
         parts: list[tuple[str, Path]] = [("SKILL.md", skill.skill_md), ("eval", skill.eval_path)]
+        if skill.eval_path.name == agentskills.FILE_NAME and skill.eval_path.parent.parent == skill.dir:
+            # An evals.json attaches files of the skill folder: their bytes decide the prompts.
+            parts += [
+                (f"files/{p.relative_to(skill.dir).as_posix()}", p)
+                for p in agentskills.attachment_paths(skill.eval_path, skill.dir)
+            ]
         if skill.has_code_tests and self.config.tests is not None:
             parts += tree_files(self.config.tests / skill.name, "tests")
             parts += tree_files(self.config.tests / codetest_layout.SHARED, "shared")
@@ -93,7 +99,7 @@ def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[s
     config = load_config(config_path)
     check_named(config)
     folders = sorted(p for p in _entries(config.skills, config.name) if p.is_dir() and (p / "SKILL.md").is_file())
-    with_evals = [f for f in folders if (config.evals / f"{f.name}.json").is_file()]
+    with_evals = [f for f in folders if eval_source(config, f) is not None]
     without = [f.name for f in folders if f not in with_evals]
     for skill_name in config.code_tests.packages_by_skill:
         if not (config.skills / skill_name / "SKILL.md").is_file():
@@ -153,8 +159,20 @@ def refuse_placeholders(evals: EvalFile) -> None:
                 )
 
 
+def eval_source(config: Config, folder: Path) -> Path | None:
+    """The skill's eval file: `<evals>/<skill>.json`, else the agentskills.io `<skill>/evals/evals.json`."""
+    own = config.evals / f"{folder.name}.json"
+    if own.is_file():
+        return own
+    theirs = agentskills.location(folder)
+    return theirs if theirs.is_file() else None
+
+
 def _load_skill(config: Config, folder: Path) -> Skill:
-    evals = load_eval(config.evals / f"{folder.name}.json", config.root)
+    source = eval_source(config, folder)
+    assert source is not None
+    own = source.name != agentskills.FILE_NAME or source.parent.parent != folder
+    evals = load_eval(source, config.root) if own else load_evals_json(source, folder)
     refuse_placeholders(evals)
     files = codetest_layout.test_files(config, folder.name, evals)
     packages = codetest_layout.package_list(config, folder.name) if files else None

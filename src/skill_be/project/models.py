@@ -26,6 +26,7 @@ from skill_be.project.agent_models import (
     WorkspaceModel,
     check_agent_keys,
 )
+from skill_be.project.assertion_models import AssertionModel, BudgetModel
 from skill_be.project.fields import (
     NOT_BLANK,
     AnyText,
@@ -333,6 +334,7 @@ class ScenarioModel(Strict):
             "anyOf": [
                 {"required": ["criteria"]},
                 {"required": ["output"]},
+                {"required": ["assertions"]},
                 {"required": ["checks"]},  # agent mode (project/agent_models.py)
                 {"required": ["expect"], "properties": {"expect": {"required": ["skillLoaded"]}}},
             ],
@@ -360,6 +362,15 @@ class ScenarioModel(Strict):
         None, alias="checkFiles", description="files beside the eval file the checks use (not shown to the agent)"
     )
     expect: ExpectModel | None = None
+    assertions: Annotated[list[AssertionModel], Field(min_length=1)] | None = Field(
+        None, description="deterministic checks graded without a model: contains, regex, json-schema, ..."
+    )
+    budget: BudgetModel | None = Field(None, description="limits each answer must stay within, each a line")
+    expected_output: Text | None = Field(
+        None,
+        alias="expectedOutput",
+        description="what a good answer looks like: context for the judge, not a criterion",
+    )
 
     @field_validator("id")
     @classmethod
@@ -371,8 +382,8 @@ class ScenarioModel(Strict):
         check_agent_keys(self)
         if self.mode == "agent" and (self.checks or (self.expect and self.expect.skill_loaded is not None)):
             return self
-        if self.criteria is None and self.output is None:
-            fail('needs "criteria" (a non-empty list of strings), an "output", or both')
+        if self.criteria is None and self.output is None and self.assertions is None:
+            fail('needs "criteria" (a non-empty list of strings), an "output", "assertions", or more than one')
         return self
 
 
@@ -390,6 +401,9 @@ class EvalFileModel(Strict):
     schema_: AnyText | None = Field(None, alias="$schema", description="a JSON Schema for editors; ignored")
     comment_: AnyText | None = Field(None, alias="$comment", description="a note for people; ignored")
     skill: Any = None
+    budget: BudgetModel | None = Field(
+        None, description="limits for every scenario of the skill (a scenario's own win)"
+    )
     scenarios: Annotated[list[ScenarioModel], Field(min_length=1), BeforeValidator(_scenarios)] = Field(
         description="a non-empty list of scenarios", json_schema_extra={"x-uniqueKey": "id"}
     )

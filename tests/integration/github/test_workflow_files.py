@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.support.manual import manual
 
 import skill_be
 from skill_be.github import inputs as action_inputs
@@ -86,28 +87,23 @@ def test_every_input_is_read_and_every_output_written() -> None:
     assert set(action["outputs"]) <= written
 
 
-def test_readme_documents_every_input_and_output() -> None:
+def test_the_manual_documents_every_input_and_output() -> None:
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("<!-- section:action -->") : readme.index("<!-- /section:action -->")]
+    section = manual()
     for name in [*action["inputs"], *action["outputs"]]:
         assert f"| `{name}` |" in section, name
 
 
 def test_every_command_the_action_accepts_is_documented() -> None:
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("<!-- section:action -->") : readme.index("<!-- /section:action -->")]
-    row = next(line for line in section.splitlines() if line.startswith("| `command` |"))
+    row = next(line for line in manual().splitlines() if line.startswith("| `command` | `verify` |"))
     for command in action_inputs.COMMANDS:
         assert re.search(rf"\b{command}\b", action["inputs"]["command"]["description"]), command
         assert f"`{command}`" in row, command
 
 
-def test_the_readmes_matrix_workflow_is_valid(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("<!-- section:scale -->") : readme.index("<!-- /section:scale -->")]
-    text = section.split("A GitHub Actions workflow with four shard jobs and a merge job:", 1)[1]
+def test_the_manuals_matrix_workflow_is_valid(tmp_path: Path) -> None:
+    text = manual().split("A GitHub Actions workflow with four shard jobs and a merge job:", 1)[1]
     text = text.split("```yaml\n", 1)[1].split("```", 1)[0]
     merge = yaml.safe_load(text)["jobs"]["merge"]
     (step,) = [s for s in merge["steps"] if str(s.get("uses", "")).startswith("ngwes/skill-be@")]
