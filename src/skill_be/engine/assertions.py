@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from skill_be.project.assertions import Assertion, Budget
+from skill_be.project.assertions import Assertion, Budget, budget_lines
 
 EVIDENCE_CHARS = 160
 _BLOCK = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^[ \t]{0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
@@ -77,20 +77,6 @@ def _json_schema(line: str, schema: Mapping[str, Any], subject: str) -> Checked:
     return Checked(line, False, f"at {at}: {_clip(first.message)}")
 
 
-def budget_lines(budget: Budget) -> list[str]:
-    """The report lines of a budget, in a fixed order."""
-    lines = []
-    if budget.max_tokens is not None:
-        lines.append(f"[budget] tokens ≤ {budget.max_tokens}")
-    if budget.max_cost_usd is not None:
-        lines.append(f"[budget] cost ≤ ${budget.max_cost_usd:g}")
-    if budget.max_seconds is not None:
-        lines.append(f"[budget] seconds ≤ {budget.max_seconds:g}")
-    if budget.max_turns is not None:
-        lines.append(f"[budget] turns ≤ {budget.max_turns}")
-    return lines
-
-
 def check_budget(
     budget: Budget, tokens: int | None, cost_usd: float | None, seconds: float | None, turns: int | None = None
 ) -> list[Checked]:
@@ -115,4 +101,4 @@ def check_budget(
 
 def line_names(assertions: Sequence[Assertion], budget: Budget | None) -> list[str]:
     """Every model-free line of a scenario, in report order: assertions, then budget limits."""
-    return [a.label for a in assertions] + (budget_lines(budget) if budget else [])
+    return [a.label for a in assertions] + budget_lines(budget)

@@ -81,6 +81,8 @@ def _check_schema(value: object) -> None:
 class BudgetModel(Strict):
     """Limits an answer must stay within; each set limit is a line of the report."""
 
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
     max_tokens: PositiveInt() | None = Field(  # type: ignore[valid-type]
         None, alias="maxTokens", description="input plus output tokens of the generation"
     )

@@ -55,3 +55,19 @@ def budget_from(data: Mapping[str, Any] | None) -> Budget | None:
         max_seconds=data.get("maxSeconds"),
         max_turns=data.get("maxTurns"),
     )
+
+
+def budget_lines(budget: Budget | None) -> list[str]:
+    """The report lines of a budget, in a fixed order."""
+    if budget is None:
+        return []
+    lines = []
+    if budget.max_tokens is not None:
+        lines.append(f"[budget] tokens ≤ {budget.max_tokens}")
+    if budget.max_cost_usd is not None:
+        lines.append(f"[budget] cost ≤ ${budget.max_cost_usd:g}")
+    if budget.max_seconds is not None:
+        lines.append(f"[budget] seconds ≤ {budget.max_seconds:g}")
+    if budget.max_turns is not None:
+        lines.append(f"[budget] turns ≤ {budget.max_turns}")
+    return lines

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from skill_be.paths import shown
-from skill_be.project.assertions import Assertion, Budget, assertion_from, budget_from
+from skill_be.project.assertions import Assertion, Budget, assertion_from, budget_from, budget_lines
 from skill_be.project.files import read_text
 from skill_be.project.jsonfile import load_json
 from skill_be.project.places import Places
@@ -41,6 +41,14 @@ class Scenario(NamedTuple):
     assertions: tuple[Assertion, ...] = ()  # graded without a model
     budget: Budget | None = None  # the scenario's limits, the skill's filled in
     judge_context: str | None = None  # what the grader sees beside the answer (evals.json expected_output)
+
+    @property
+    def scored(self) -> tuple[str, ...]:
+        """Every line graded as a criterion: the judge's criteria, then the assertions and budget limits
+        graded without a model (engine/assertions.py), in that order."""
+        if not self.assertions and self.budget is None:
+            return self.criteria
+        return (*self.criteria, *(a.label for a in self.assertions), *budget_lines(self.budget))
 
     @property
     def has_tests(self) -> bool:
