@@ -25,7 +25,7 @@ from skill_be.engine.pricing import skill_costs
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.topup import settle
-from skill_be.errors import ConfigError, UsageError
+from skill_be.errors import UsageError
 from skill_be.paths import shown
 from skill_be.project.loader import load_project
 from skill_be.reports.markdown import Header
@@ -47,20 +47,20 @@ def main(config_path: Path, dirs: Sequence[str] = (), junit: str | None = None) 
 
 def _meta(first: PartialRun, parts: Sequence[PartialRun]) -> dict[str, object]:
     """Shard 1's run settings; the cache's counts summed over the shards."""
-    meta = {k: v for k, v in first.summary.items() if k not in SKIPPED_META}
-    caches: list[Any] = [p.summary.get("cache") for p in parts]
-    if all(isinstance(c, dict) for c in caches):
-        made = sum(int(c["calls"]["made"]) for c in caches)
-        cached = sum(int(c["calls"]["cached"]) for c in caches)
-        meta["cache"] = {**caches[0], "calls": {"made": made, "cached": cached}}
+    meta = {k: v for k, v in first.summary.run_meta().items() if k != "shard"}
+    caches = [p.summary.cache for p in parts]
+    if caches[0] is not None and all(c is not None for c in caches):
+        made = sum(c.calls.made for c in caches if c is not None)
+        cached = sum(c.calls.cached for c in caches if c is not None)
+        meta["cache"] = {**meta["cache"], "calls": {"made": made, "cached": cached}}
     return meta
 
 
 def _calls(parts: Sequence[PartialRun], skill: str) -> dict[str, int] | None:
-    counts: list[Any] = [p.summary.get("skills", {}).get(skill, {}).get("calls") for p in parts]
-    if not counts or not all(isinstance(c, dict) for c in counts):
+    counts = [s.calls if s is not None else None for s in (p.summary.skills.get(skill) for p in parts)]
+    if not counts or any(c is None for c in counts):
         return None
-    return {k: sum(int(c[k]) for c in counts) for k in ("made", "cached")}
+    return {"made": sum(c.made for c in counts if c), "cached": sum(c.cached for c in counts if c)}
 
 
 async def _nothing(*_: Any) -> None:
@@ -75,10 +75,10 @@ async def _merge(config_path: Path, dirs: list[Path], junit_arg: str | None) -> 
     config = project.config
     junit = junit_path(junit_arg)
     summary = first.summary
-    labels = [str(m["label"]) for m in summary.get("models") or ()]
-    reps, gradings = int(summary["reps"]), int(summary["gradings"])
+    labels = [str(m["label"]) for m in summary.models or ()]
+    reps, gradings = summary.reps or config.reps, summary.gradings or config.gradings
     parts = check_set(partial, plan_id(project, labels, reps, gradings, first.of))
-    started = str(summary.get("startedAt") or datetime.now().astimezone().isoformat())
+    started = summary.started_at or datetime.now().astimezone().isoformat()
     header = Header(
         date=started[:10],
         models=[f"{e.adapter}:{e.id}" for e in config.models],
@@ -98,20 +98,15 @@ async def _merge(config_path: Path, dirs: list[Path], junit_arg: str | None) -> 
 
     files.extras = extras
     for skill in project.skills:
-        done = [p.skills.get(skill.name) or {} for p in parts]
+        done = [d for d in (p.skills.get(skill.name) for p in parts) if d is not None]
         tests: dict[str, list[str]] = {}
         for d in done:
-            tests.update(d.get("tests") or {})
+            tests.update(d.tests)
         lines = [ScenarioLines(sc, tuple(tests.get(sc.id, ()))) for sc in skill.evals.scenarios]
-        try:
-            outputs = [output_from(o) for d in done for o in d.get("outputs") or ()]
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise ConfigError(
-                f"{skill.name}: an output in one of the shards' shard.json cannot be read ({e!r}); run the shards again"
-            ) from None
+        outputs = [output_from(o) for d in done for o in d.outputs]
         models = [Label(label) for label in labels]
         scores, gate = await settle(lines, models, outputs, config.gate, reps, False, _nothing)
-        run = SkillRun(skill, lines, outputs, scores, gate, max(float(d.get("seconds") or 0) for d in done))
+        run = SkillRun(skill, lines, outputs, scores, gate, max((float(d.seconds) for d in done), default=0.0))
         for o in outputs:
             files.output(skill.name, o)
         print(files.skill(run, project.fingerprint(skill)), flush=True)

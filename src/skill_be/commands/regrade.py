@@ -9,11 +9,9 @@ line: its answers no longer answer it. Writes a new run folder whose report name
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from skill_be.adapters.base import AdapterStartError, Answer, CallContext, Usage
 from skill_be.checks import run_checks
@@ -31,7 +29,9 @@ from skill_be.project.loader import Project, Skill, load_project
 from skill_be.reports.markdown import Header
 from skill_be.reports.progress import Progress
 from skill_be.results.result_file import write_result_file
-from skill_be.results.run_dir import RunDir
+from skill_be.results.run_dir import RunDir, latest_run
+from skill_be.results.summary_file import read_summary
+from skill_be.results.summary_models import SkillSummary, UsageSummary
 
 OutputKey = tuple[str, str, str, str, int]  # skill, scenario, model label, arm, rep
 
@@ -56,20 +56,7 @@ def earlier_run(results: Path, run: str | None) -> Path:
                 f"{shown(results)}"
             )
         return path
-    runs = sorted(p for p in results.glob("*") if (p / "summary.json").is_file()) if results.is_dir() else []
-    if not runs:
-        raise ConfigError(f'{shown(results)}: no earlier run to regrade (no summary.json); run "skill-be run" first')
-    return runs[-1]
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ConfigError(f"{shown(path)}: cannot be read ({e}); pass --run with another run folder") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("skills"), dict):
-        raise ConfigError(f"{shown(path)}: not a summary.json of skill-be; pass --run with another run folder")
-    return doc
+    return latest_run(results, "regrade")
 
 
 class NotCalled:
@@ -106,53 +93,45 @@ class StoredAnswers:
         return self.answers.get((skill, tag.scenario, model.label, tag.arm, tag.rep), missing)
 
 
-def _usage(doc: object) -> Usage | None:
-    if not isinstance(doc, dict):
-        return None
-    i, o = doc.get("input"), doc.get("output")
-    return Usage(i if isinstance(i, int) else None, o if isinstance(o, int) else None)
+def _usage(u: UsageSummary | None) -> Usage | None:
+    return None if u is None else Usage(u.input, u.output)
 
 
-def stored_answers(run_path: Path, skill: str, doc: Mapping[str, Any]) -> dict[OutputKey, Call]:
+def stored_answers(run_path: Path, skill: str, doc: SkillSummary) -> dict[OutputKey, Call]:
     """Every output of one skill in the earlier run: its answer file's text, usage and adapter record."""
     out: dict[OutputKey, Call] = {}
-    for sc in doc.get("scenarios") or ():
-        for label, m in (sc.get("models") or {}).items():
-            for o in m.get("outputs") or ():
-                key = (skill, str(sc.get("id")), str(label), str(o.get("arm")), int(o.get("rep") or 0))
-                seconds = float(o.get("seconds") or 0)
-                if o.get("file"):
+    for sc in doc.scenarios:
+        for label, m in sc.models.items():
+            for o in m.outputs:
+                key = (skill, sc.id, label, o.arm, o.rep)
+                seconds = float(o.seconds)
+                if o.file:
                     try:
-                        text = (run_path / o["file"]).read_text(encoding="utf-8")
+                        text = (run_path / o.file).read_text(encoding="utf-8")
                     except OSError as e:
-                        out[key] = Call(None, f"the answer file {o['file']} cannot be read ({e.strerror})", 0.0)
+                        out[key] = Call(None, f"the answer file {o.file} cannot be read ({e.strerror})", 0.0)
                         continue
                     text = text[:-1] if text.endswith("\n") else text  # the run dir adds one newline
-                    meta = o.get("adapter") if isinstance(o.get("adapter"), dict) else {}
-                    out[key] = Call(Answer(text, _usage(o.get("usage")), meta), None, seconds)
+                    out[key] = Call(Answer(text, _usage(o.usage), dict(o.adapter or {})), None, seconds)
                 else:
-                    out[key] = Call(None, str(o.get("error") or "the generation failed"), seconds)
+                    out[key] = Call(None, o.error or "the generation failed", seconds)
     return out
 
 
-def refusal(skill: Skill, template: str, earlier: Mapping[str, Any] | None, run_name: str) -> dict[str, str]:
+def refusal(skill: Skill, template: str, earlier: SkillSummary | None, run_name: str) -> dict[str, str]:
     """scenario id -> why its answers cannot be regraded (one line each)."""
-    by_id = {str(sc.get("id")): sc for sc in (earlier or {}).get("scenarios") or ()}
+    by_id = {sc.id: sc for sc in earlier.scenarios} if earlier is not None else {}
     refused: dict[str, str] = {}
     for sc in skill.evals.scenarios:
         old = by_id.get(sc.id)
         if old is None:
             refused[sc.id] = f"run {run_name} has no answers for it; run it with skill-be run"
-        elif old.get("prompt") != sc.prompt:
+        elif old.prompt != sc.prompt:
             refused[sc.id] = f"its prompt changed since run {run_name}, so those answers no longer match it"
         else:
             # The prompt the model saw: a changed SKILL.md, template or output contract changes its size.
             sizes = {arm: len(model_prompt(sc, arm, skill.doc.text, template)) for arm in ARMS}
-            seen = [
-                (o.get("arm"), o.get("promptChars"))
-                for m in (old.get("models") or {}).values()
-                for o in m.get("outputs") or ()
-            ]
+            seen = [(o.arm, o.prompt_chars) for m in old.models.values() for o in m.outputs]
             if any(arm in sizes and chars != sizes[arm] for arm, chars in seen):
                 refused[sc.id] = (
                     f"the prompt its answers were given changed since run {run_name} "
@@ -167,14 +146,14 @@ async def _regrade(config_path: Path, names: list[str], run: str | None, junit_a
     config = project.config
     junit = junit_path(junit_arg)
     earlier_path = earlier_run(config.results, run)
-    earlier = read_json(earlier_path / "summary.json")
+    earlier = read_summary(earlier_path / "summary.json", "pass --run with another run folder")
     name = earlier_path.name
-    reps = int(earlier.get("reps") or config.reps)
+    reps = earlier.reps or config.reps
     settings = engine_settings(config, reps)
     kept: list[Skill] = []
     partial: set[str] = set()
     for skill in project.skills:
-        refused = refusal(skill, settings.template, earlier["skills"].get(skill.name), name)
+        refused = refusal(skill, settings.template, earlier.skills.get(skill.name), name)
         for scenario, why in refused.items():
             warn(f"regrade: {skill.name}/{scenario}: refused: {why}")
         scenarios = tuple(sc for sc in skill.evals.scenarios if sc.id not in refused)
@@ -185,17 +164,11 @@ async def _regrade(config_path: Path, names: list[str], run: str | None, junit_a
     if not kept:
         raise ConfigError(f"{shown(earlier_path)}: no scenario of these skills can be regraded (see above)")
     graded_project: Project = project._replace(skills=tuple(kept))
-    models_meta = [m for m in earlier.get("models") or () if isinstance(m, dict) and m.get("label")]
+    models_meta = [m for m in earlier.models or () if m.get("label")]
     models = [Model(str(m["label"]), NotCalled(str(m["label"]), m)) for m in models_meta]
     answers: dict[OutputKey, Call] = {}
     for skill in kept:
-        try:
-            answers.update(stored_answers(earlier_path, skill.name, earlier["skills"][skill.name]))
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise ConfigError(
-                f"{shown(earlier_path / 'summary.json')}: skills.{skill.name}: an output cannot be read ({e!r}); "
-                "pass --run with another run folder"
-            ) from None
+        answers.update(stored_answers(earlier_path, skill.name, earlier.skills[skill.name]))
     scale = RunScale(graded_project, cache_on=False)
     started = datetime.now().astimezone()
     graded = any(sc.criteria for s in kept for sc in s.evals.scenarios)

@@ -151,9 +151,16 @@ def gate_reasons(gate: Gate) -> list[str]:
             else ("output(s) could not be generated or graded")
         )
         out.append(f"{gate.errors} {what}")
-    out += [f'universal 0%: {sc} — "{line}"' for sc, line in gate.zero]
+    out += [s.REASON_ZERO.format(scenario=sc, line=line) for sc, line in gate.zero]
     out += [
-        f'regression: {r.scenario} / {r.model} — "{r.line}": {r.baseline}% → {r.with_skill}% ({s.signed(r.delta)}pp)'
+        s.REASON_REGRESSION.format(
+            scenario=r.scenario,
+            model=r.model,
+            line=r.line,
+            baseline=r.baseline,
+            with_skill=r.with_skill,
+            delta=s.signed(r.delta),
+        )
         for r in gate.regressions
     ]
     for b in gate.blocks:

@@ -64,3 +64,9 @@ OVERALL_LINE = (
     "{delta}pp, {low} to {high}pp: {label}{low_sample}."
 )
 LOW_SAMPLE = "low sample"
+
+# The gate's reasons as the result file and summary.json keep them (reports/gate.py writes them); the
+# action finds a reason's scenario by its prefix (github/gather.py), so both use these.
+REASON_ZERO = 'universal 0%: {scenario} — "{line}"'
+REASON_REGRESSION = 'regression: {scenario} / {model} — "{line}": {baseline}% → {with_skill}% ({delta}pp)'
+SCENARIO_REASON_PREFIXES = ("universal 0%: {scenario} — ", "regression: {scenario} / ")

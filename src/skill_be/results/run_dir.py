@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skill_be.engine.observations import Output
 from skill_be.results.atomic import write_atomic
+
+if TYPE_CHECKING:
+    from skill_be.results.summary_models import SummaryModel
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -74,7 +78,26 @@ class RunDir:
         write_atomic(path, self.redact(text))
         return path
 
-    def write_summary(self, doc: Mapping[str, object]) -> Path:
+    def write_summary(self, summary: SummaryModel) -> Path:
         path = self.path / "summary.json"
-        write_atomic(path, self.redact(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
+        write_atomic(path, self.redact(summary.to_json()))
         return path
+
+
+def run_folders(results: Path) -> list[Path]:
+    """The run folders under the results folder that have a summary.json, oldest first (their names
+    are their start times)."""
+    if not results.is_dir():
+        return []
+    return sorted(p for p in results.glob("*") if (p / "summary.json").is_file())
+
+
+def latest_run(results: Path, what: str) -> Path:
+    """The newest run folder; none is one line naming the folder and the fix."""
+    from skill_be.errors import ConfigError
+    from skill_be.paths import shown
+
+    runs = run_folders(results)
+    if not runs:
+        raise ConfigError(f'{shown(results)}: no earlier run to {what} (no summary.json); run "skill-be run" first')
+    return runs[-1]
