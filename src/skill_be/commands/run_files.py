@@ -16,6 +16,8 @@ from skill_be.reports.summary import run_summary, skill_summary
 from skill_be.results.result_file import ResultEntry, scores_of, write_result_file
 from skill_be.results.run_dir import RunDir
 
+Extras = Callable[[SkillRun], tuple[list[str], dict[str, object]]]  # a skill's report lines, summary keys
+
 
 class HtmlInputs:
     """What results.html shows beyond summary.json: each answer and each grading's last reply, by the
@@ -40,6 +42,7 @@ class RunFiles:
         meta: Mapping[str, object],
         previous: Mapping[str, ResultEntry],
         html: bool,
+        extras: Extras | None = None,
     ) -> None:
         self.project = project
         self.run_dir = run_dir
@@ -50,7 +53,7 @@ class RunFiles:
         self.summaries: dict[str, object] = {}
         self.reports: list[Path] = []
         # commands/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
-        self.extras: Callable[[SkillRun], tuple[list[str], dict[str, object]]] = lambda run: ([], {})
+        self.extras: Extras = extras or (lambda run: ([], {}))
 
     def _file(self, skill: str, output: Output) -> Path | None:
         return self.run_dir.output_file(skill, output) if output.text is not None else None

@@ -53,9 +53,12 @@ def plan_top_up(gate: Gate, reps: int, cap: int) -> list[TopUp]:
     return [TopUp(sc, m, reps, target) for (sc, m), target in want.items() if target > reps]
 
 
-def _order(lines: Sequence[ScenarioLines], models: Sequence[str], outputs: list[Output]) -> None:
+def _order(
+    lines: Sequence[ScenarioLines], models: Sequence[str], outputs: list[Output], arms: Sequence[str] = ARMS
+) -> None:
     order = {(sl.scenario.id, m): i for i, (sl, m) in enumerate((sl, m) for sl in lines for m in models)}
-    outputs.sort(key=lambda o: (order[(o.scenario, o.model)], o.rep, ARMS.index(o.arm)))
+    rank = {arm: i for i, arm in enumerate(arms)}
+    outputs.sort(key=lambda o: (order[(o.scenario, o.model)], o.rep, rank.get(o.arm, len(rank))))
 
 
 async def settle(
@@ -66,6 +69,7 @@ async def settle(
     reps: int,
     top_up: bool,
     run_rep: Callable[[ScenarioLines, M, int], Coroutine[Any, Any, None]],
+    arms: Sequence[str] = ARMS,
 ) -> tuple[list[LineScore], Gate]:
     """Scores and gate of a skill's outputs (sorted in place), with the top-up's extra reps when asked."""
     labels = [m.label for m in models]
@@ -75,7 +79,7 @@ async def settle(
     looks = 2 if top_up and config.rule == "evidence" and config.top_up_reps > reps else 1
 
     def look(n: int, earlier: Gate | None) -> tuple[list[LineScore], Gate]:
-        _order(lines, labels, outputs)
+        _order(lines, labels, outputs, arms)
         scores = all_scores(lines, labels, outputs)
         errors = sum(len(o.errors) for o in outputs)
         samples = arm_samples(lines, labels, outputs)
