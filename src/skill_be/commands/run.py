@@ -18,8 +18,9 @@ from skill_be.commands.pipeline import check_before_calls, drive, finish
 from skill_be.commands.run_files import RunFiles
 from skill_be.commands.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
 from skill_be.engine.runner import Settings
-from skill_be.engine.topup import check_top_up
+from skill_be.errors import UsageError
 from skill_be.paths import shown
+from skill_be.project.config import GateConfig
 from skill_be.project.loader import Project, load_project
 from skill_be.reports.markdown import Header
 from skill_be.results.run_dir import RunDir
@@ -124,3 +125,13 @@ def run_meta(
         "timeoutSeconds": settings.timeout_seconds,
         **parts.describe(),
     }
+
+
+def check_top_up(config: GateConfig, top_up: bool, config_name: str) -> None:
+    """--top-up only has something to do under the evidence rule: say so before any model call."""
+    if top_up and config.rule != "evidence":
+        raise UsageError(
+            f"--top-up: tops up what the evidence rule finds inconclusive, but {config_name} has gate.rule: "
+            f"{config.rule}; set gate.rule: evidence there, or drop --top-up",
+            "run",
+        )

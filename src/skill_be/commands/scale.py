@@ -16,23 +16,22 @@ from skill_be.commands.common import warn
 from skill_be.commands.run_files import Extras
 from skill_be.engine.cache import CachedCalls
 from skill_be.engine.calls import CallHook
-from skill_be.engine.pricing import Caller, PlanCount, Price, dry_run_lines, parse_pricing, plan_skill, skill_costs
+from skill_be.engine.pricing import Caller, PlanCount, dry_run_lines, plan_skill, skill_costs
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import Model, Settings, SkillRun, UnitFilter, every_unit
 from skill_be.errors import ConfigError, UsageError
 from skill_be.paths import shown
-from skill_be.project.config import Config
+from skill_be.project.config import Config, Price
 from skill_be.project.identity import adapter_identity
 from skill_be.project.loader import Project
-from skill_be.project.where import Where
 from skill_be.results.atomic import write_atomic
 from skill_be.results.response_cache import ResponseCache, cache_folder
 from skill_be.results.shards import ShardWriter, assign, in_shard, parse_shard, plan_id, units
 
 
 def prices_of(config: Config) -> dict[str, Price]:
-    """The config's `pricing:` section, validated (a mistake stops the command before any call)."""
-    return parse_pricing(config.pricing, Where(config.name).key("pricing")) if config.pricing else {}
+    """The config's `pricing:` section (the config model validated it)."""
+    return dict(config.pricing)
 
 
 def model_ids(config: Config) -> dict[str, str]:
@@ -47,7 +46,7 @@ class Costs:
     """Each skill's token and cost lines for its report, and summary.json's `tokens`, `cost`, `calls`."""
 
     def __init__(self, config: Config) -> None:
-        self.prices = prices_of(config)  # a bad pricing section stops the run before any call
+        self.prices = prices_of(config)
         self.ids = model_ids(config)
 
     def of(self, run: SkillRun, calls: dict[str, int] | None) -> tuple[list[str], dict[str, object]]:

@@ -100,15 +100,3 @@ async def settle(
                 group.create_task(run_rep(by_id[t.scenario], by_label[t.model], rep))
     first = replace(gate, top_up=tuple(plan))
     return look(2, first)
-
-
-def check_top_up(config: GateConfig, top_up: bool, config_name: str) -> None:
-    """--top-up only has something to do under the evidence rule: say so before any model call."""
-    if top_up and config.rule != "evidence":
-        from skill_be.errors import UsageError
-
-        raise UsageError(
-            f"--top-up: tops up what the evidence rule finds inconclusive, but {config_name} has gate.rule: "
-            f"{config.rule}; set gate.rule: evidence there, or drop --top-up",
-            "run",
-        )
