@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skill_be import __version__
 from skill_be.adapters.credentials import Redactor
@@ -27,6 +26,8 @@ from skill_be.github.inputs import (
     read_inputs,
 )
 from skill_be.github.publish import publish
+from skill_be.proc import stream_lines
+from skill_be.reports import strings
 from skill_be.reports.pr_comment import GateView, SkillView, render
 
 if TYPE_CHECKING:
@@ -52,39 +53,19 @@ def child_env(env: Mapping[str, str]) -> dict[str, str]:
 def run_command(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str], redact: Redactor, echo: bool = True
 ) -> Finished:
-    """Run skill-be as a child, its stdout and stderr passed through (redacted) and kept."""
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-    )
-    out: list[str] = []
-    err: list[str] = []
+    """Run skill-be as a child (proc.stream_lines), its stdout and stderr passed through (redacted) and kept."""
+    kept: dict[str, list[str]] = {"stdout": [], "stderr": []}
+    lock = threading.Lock()
 
-    def pump(src: IO[str], keep: list[str], dest: IO[str]) -> None:
-        for line in src:
-            clean = redact(line.rstrip("\n"))
-            keep.append(clean)
-            if echo:
-                print(clean, file=dest, flush=True)
+    def on_line(stream: str, line: str) -> None:
+        clean = redact(line)
+        with lock:
+            kept[stream].append(clean)
+        if echo:
+            print(clean, file=sys.stdout if stream == "stdout" else sys.stderr, flush=True)
 
-    assert proc.stdout is not None and proc.stderr is not None
-    threads = [
-        threading.Thread(target=pump, args=(proc.stdout, out, sys.stdout), daemon=True),
-        threading.Thread(target=pump, args=(proc.stderr, err, sys.stderr), daemon=True),
-    ]
-    for t in threads:
-        t.start()
-    code = proc.wait()
-    for t in threads:
-        t.join()
-    return Finished(code, out, err)
+    code = stream_lines(argv, cwd, env, on_line)
+    return Finished(code, kept["stdout"], kept["stderr"])
 
 
 def _secrets_of_config(config: Path, env: Mapping[str, str]) -> list[str]:
@@ -110,7 +91,7 @@ def _result(done: Finished, blocked: bool) -> str:
 
 def _result_line(done: Finished) -> str:
     for line in reversed(done.stdout):
-        if line.startswith("Result: "):
+        if line.startswith(strings.RESULT_PREFIX):
             return line
     for line in done.stderr:
         if line.startswith("skill-be") or ": " in line:

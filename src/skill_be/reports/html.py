@@ -8,6 +8,7 @@ from typing import Any
 
 from skill_be import __version__
 from skill_be.engine.stats import wilson
+from skill_be.reports import strings
 
 
 def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: Mapping[str, list[str]]) -> str:
@@ -41,7 +42,7 @@ def render_html(summary: Mapping[str, Any], texts: Mapping[str, str], replies: M
     grader = summary.get("grader")
     graded = any(s["graded"] for s in skills)
     return env.get_template("results.html.j2").render(
-        verdict="READY" if ready else "NOT READY",
+        verdict=strings.READY if ready else strings.NOT_READY,
         ready=ready,
         blocked=sum(1 for s in skills if not s["ready"]),
         skills=skills,
