@@ -272,36 +272,12 @@ def main(
     config = cwd / config_arg(inputs.args)
     for secret in _secrets_of_config(config, env):
         redactor.add(secret)
-    base = [sys.executable, "-m", "skill_be"]
-    kid = child_env(env)
     results = _results_folder(config) if inputs.command in RUN_COMMANDS else None
     before = run_folders(results)
-    if inputs.command == "check":
-        done = run_command([*base, "check", "--json", *inputs.args], cwd, kid, redactor, echo=False)
-        checks_doc = _json(done.stdout)
-        if isinstance(checks_doc, dict):
-            for line in checks_doc.get("warnings", []):
-                print(line, file=sys.stderr)
-            lines = [str(x) for x in checks_doc.get("lines", [])]
-            print("\n".join(lines), flush=True)
-            done = Finished(done.code, lines, done.stderr)
-        else:
-            for line in [*done.stdout, *done.stderr]:
-                print(line, file=sys.stderr)
-    else:
-        args = expand_globs(inputs.args, cwd) if inputs.command == "merge" else inputs.args
-        done = run_command([*base, inputs.command, *args], cwd, kid, redactor)
-        checks_doc = None
+    done, checks_doc = run_skill_be(inputs, cwd, child_env(env), redactor)
     view, run_dir = build_view(inputs, ctx, cwd, config, done, checks_doc, new_run(results, before))
-    full = redactor(render(view) + _skill_reports(view, run_dir))
-    report = _report_path(view, cwd, run_dir)
-    try:
-        report.parent.mkdir(parents=True, exist_ok=True)
-        report.write_text(full, encoding="utf-8")
-    except OSError as e:
-        warn(f"skill-be: could not write {report}: {e}")
+    report = write_report(view, cwd, run_dir, redactor, env)
     runner_files.write_outputs(outputs(view, report, ctx.workspace, run_dir), env)
-    runner_files.append_summary(full, env)
     code = done.code
     if view.result == "blocked" and not inputs.fail_on_not_ready:
         code = 0
@@ -320,6 +296,38 @@ def main(
 
     publish(make_client, ctx, inputs, view, redactor, warn, lambda line: print(line, flush=True))
     return code
+
+
+def run_skill_be(inputs: Inputs, cwd: Path, env: Mapping[str, str], redactor: Redactor) -> tuple[Finished, Any]:
+    """The command, its output passed through; with `check`, its `--json` document too."""
+    base = [sys.executable, "-m", "skill_be"]
+    if inputs.command != "check":
+        args = expand_globs(inputs.args, cwd) if inputs.command == "merge" else inputs.args
+        return run_command([*base, inputs.command, *args], cwd, env, redactor), None
+    done = run_command([*base, "check", "--json", *inputs.args], cwd, env, redactor, echo=False)
+    checks_doc = _json(done.stdout)
+    if not isinstance(checks_doc, dict):
+        for line in [*done.stdout, *done.stderr]:
+            print(line, file=sys.stderr)
+        return done, checks_doc
+    for line in checks_doc.get("warnings", []):
+        print(line, file=sys.stderr)
+    lines = [str(x) for x in checks_doc.get("lines", [])]
+    print("\n".join(lines), flush=True)
+    return Finished(done.code, lines, done.stderr), checks_doc
+
+
+def write_report(view: GateView, cwd: Path, run_dir: Path | None, redactor: Redactor, env: Mapping[str, str]) -> Path:
+    """The gate's report (and each skill's) to a file and the job summary; the file's path."""
+    full = redactor(render(view) + _skill_reports(view, run_dir))
+    report = _report_path(view, cwd, run_dir)
+    try:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(full, encoding="utf-8")
+    except OSError as e:
+        runner_files.warning(f"skill-be: could not write {report}: {e}")
+    runner_files.append_summary(full, env)
+    return report
 
 
 def _results_folder(config: Path) -> Path | None:
