@@ -98,13 +98,12 @@ class RunFiles:
     def summary(self, checks: Sequence[CheckOutcome] | None) -> Path:
         """summary.json (and results.html), with the skills in the project's order."""
         ordered = {s.name: self.summaries[s.name] for s in self.project.skills if s.name in self.summaries}
-        summary = run_summary(self.meta, ordered, checks)
+        doc = run_summary(self.meta, ordered, checks)
         if self.html is not None:
             from skill_be.reports.html import render_html
 
-            page = render_html(summary.to_doc(), self.html.texts, self.html.replies)
-            self.run_dir.write_page("results.html", page)
-        return self.run_dir.write_summary(summary)
+            self.run_dir.write_page("results.html", render_html(doc, self.html.texts, self.html.replies))
+        return self.run_dir.write_summary(doc)
 
     def written(self, summary: Path) -> list[Path]:
         """Every file the closing lines list, in order."""

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from skill_be.engine.observations import Output
 from skill_be.results.atomic import write_atomic
-
-if TYPE_CHECKING:
-    from skill_be.results.summary_models import SummaryModel
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -78,9 +74,10 @@ class RunDir:
         write_atomic(path, self.redact(text))
         return path
 
-    def write_summary(self, summary: SummaryModel) -> Path:
+    def write_summary(self, doc: Mapping[str, object]) -> Path:
+        """summary.json, as `SummaryModel.to_json` would write it (tests/unit/results/test_summary_model.py)."""
         path = self.path / "summary.json"
-        write_atomic(path, self.redact(summary.to_json()))
+        write_atomic(path, self.redact(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
         return path
 
 

@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from skill_be.adapters.base import Usage
 from skill_be.engine.observations import Grading, Output
@@ -26,8 +26,10 @@ from skill_be.project.files import read_text
 from skill_be.project.jsonfile import load_json
 from skill_be.project.loader import Project
 from skill_be.results.atomic import write_atomic
-from skill_be.results.shard_models import OutputRecord, ShardManifest, ShardSkill
-from skill_be.results.summary_models import SummaryModel, UsageSummary
+
+if TYPE_CHECKING:  # the models (pydantic) load only when a shard is written or merged
+    from skill_be.results.shard_models import OutputRecord, ShardSkill
+    from skill_be.results.summary_models import SummaryModel, UsageSummary
 
 SHARD_FILE = "shard.json"
 FORMAT = 1
@@ -192,6 +194,8 @@ class ShardWriter:
         self.write(False)
 
     def write(self, complete: bool) -> None:
+        from skill_be.results.shard_models import ShardManifest
+
         manifest = ShardManifest.of_doc({**self.head, "complete": complete, "skills": self.skills})
         write_atomic(self.path, manifest.to_json())
 
@@ -213,6 +217,7 @@ def read_partial(folder: Path) -> PartialRun:
     """A finished shard's shard.json and summary.json, through their models."""
     from skill_be.project.places import Places
     from skill_be.project.validation import validate
+    from skill_be.results.shard_models import ShardManifest
     from skill_be.results.summary_file import read_summary
 
     path = folder / SHARD_FILE

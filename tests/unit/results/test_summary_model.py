@@ -72,3 +72,31 @@ def test_a_shard_manifest_is_its_models_dump() -> None:
     manifest = ShardManifest.of_doc(json.loads(text))
     assert manifest.to_json() == text
     assert manifest.complete and manifest.skills
+
+
+@pytest.mark.parametrize("rule", ["strict", "evidence"])
+def test_what_the_writer_builds_is_the_models_dump(rule: str, tmp_path: Path) -> None:
+    """The run writes summary.json from reports/summary.py without importing pydantic: every document
+    it builds must be exactly what the model would write (fresh runs here, old files above)."""
+    import asyncio
+
+    from tests.support.engine import Scripted, engine, scenario, settings, skill, verdicts
+
+    from skill_be.engine.calls import Model
+    from skill_be.project.config import GateConfig
+    from skill_be.reports.summary import run_summary, skill_summary
+
+    replies = iter([verdicts(True, False), "no verdicts", RuntimeError("grader down")] * 100)
+    grader = Scripted(lambda prompt, n: next(replies))
+    model = Scripted(lambda prompt, n: RuntimeError("quota") if n == 3 else "Use allocate.")
+    s = settings(reps=3, gradings=2, gate=GateConfig(rule=rule))
+    crit = skill(scenarios=[scenario("split", ("Uses allocate", "Sums up"), critical=True), scenario("plain")])
+    run = asyncio.run(engine([Model("m", model)], Model("g", grader), s).run_skill(crit, 0))
+    doc = run_summary(
+        {"startedAt": "2026-12-01T00:00:00.000+00:00", "reps": 3, "models": [{"label": "m"}], "cache": None},
+        {"money": skill_summary(run, ["m"], "f" * 64, lambda o: tmp_path / "x.md" if o.text else None, tmp_path)},
+        None,
+    )
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    assert run.errors, "the run had failures to record"
+    assert SummaryModel.of(json.loads(text)).to_json() == text
