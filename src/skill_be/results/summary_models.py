@@ -1,11 +1,14 @@
-"""The one definition of a run's summary.json. `reports/summary.py` builds its content, and the bytes
-on disk are this model's dump (`SummaryModel.to_json`); every reader (`triage`, `regrade`, `merge`,
-the action) goes through `SummaryModel.read`, so a hand-edited, truncated or older file is one line,
-never a traceback, and no reader walks the JSON's keys by hand.
+"""The one definition of a run's summary.json. `reports/summary.py` builds its content in this
+model's shape and order (a test holds what it builds, and files of earlier versions, to
+`SummaryModel.to_json()` byte for byte; run writes it without importing pydantic), and every reader
+(`triage`, `regrade`, `merge`, the action) goes through `results/summary_file.read_summary`, so a
+hand-edited, truncated or older file is one line, never a traceback, and no reader walks the JSON's
+keys by hand.
 
 Keys are written in the order the fields are declared here; a key the writer leaves out stays out
 (an optional section such as the intervals), one it writes as null stays null. Keys beyond these are
-kept as they are, after the known ones: new ones arrive with new features."""
+kept as they are, after the known ones: new ones arrive with new features (a new section belongs
+here as a field, in the place the writer puts it)."""
 
 from __future__ import annotations
 
