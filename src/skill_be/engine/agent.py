@@ -16,14 +16,21 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skill_be.adapters.base import Answer, Usage
 from skill_be.agents.base import AgentDriver, AgentLimits, AgentSetup, ModelEndpoint, SkillToInstall, Transcript
 from skill_be.agents.checks import CHECK_PREFIX, check_lines, expand_names
 from skill_be.agents.record import composite, record_of, summary_of
-from skill_be.agents.workspace import Files, WorkspaceError, check_files, digest, git_repo, start_files
+from skill_be.agents.workspace import (
+    Files,
+    WorkspaceError,
+    check_files,
+    digest,
+    folder_to_install,
+    git_repo,
+    start_files,
+)
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import WITH_SKILL
@@ -39,7 +46,6 @@ if TYPE_CHECKING:
 
 AGENT_ADAPTERS = ("claude-cli", "pi-cli", "opencode-cli")  # the adapters whose CLI can act as an agent
 SKILL_LOADED, SKILL_NOT_LOADED = "skill loaded", "skill not loaded"
-SKILL_FILE_LIMIT = 8 << 20
 
 
 class AgentSandbox(Protocol):
@@ -94,18 +100,6 @@ def skill_lines(agent: AgentScenario) -> tuple[str, ...]:
 def skill_to_install(skill: Skill) -> SkillToInstall:
     """The whole skill folder (SKILL.md, scripts/, references/, assets/), as a user installs it."""
     return folder_to_install(skill.dir, skill.doc.name, skill.doc.description or "")
-
-
-def folder_to_install(folder: Path, name: str, description: str) -> SkillToInstall:
-    files: dict[str, bytes] = {}
-    total = 0
-    for p in sorted(folder.rglob("*")):
-        if p.is_file() and not p.is_symlink() and ".git" not in p.relative_to(folder).parts:
-            total += p.stat().st_size
-            if total > SKILL_FILE_LIMIT:
-                break
-            files[p.relative_to(folder).as_posix()] = p.read_bytes()
-    return SkillToInstall(name=name, description=description, files=files)
 
 
 class AgentSide:
