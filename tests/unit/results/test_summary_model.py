@@ -100,3 +100,49 @@ def test_what_the_writer_builds_is_the_models_dump(rule: str, tmp_path: Path) ->
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     assert run.errors, "the run had failures to record"
     assert SummaryModel.of(json.loads(text)).to_json() == text
+
+
+def test_the_merged_features_keys_are_typed_in_the_writers_order(tmp_path: Path) -> None:
+    """Trigger evals (a skill's `triggers`, after `scenarios`), Ctrl-C (`interrupted`, run-level before
+    `skills` and per skill at the end) and the evidence rule's `why`/`oneScenario`: fields of the model in
+    the writer's positions, so the dump is the writer's bytes (an unknown key would move to the end)."""
+    import asyncio
+    from dataclasses import replace
+
+    from tests.support.engine import Scripted, engine, scenario, settings, skill, verdicts
+
+    from skill_be.engine.calls import Model
+    from skill_be.engine.trigger_scores import Observation, decide
+    from skill_be.project.config import GateConfig
+    from skill_be.project.triggers import TriggerQuery
+    from skill_be.reports.summary import run_summary, skill_summary
+    from skill_be.results.summary_models import SkillSummary
+
+    grader = Scripted(lambda prompt, n: verdicts(True))
+    model = Scripted(lambda prompt, n: "Use allocate.")
+    gate = GateConfig(rule="evidence")
+    crit = skill(scenarios=[scenario("split", ("Uses allocate",), critical=True)])
+    run = asyncio.run(engine([Model("m", model)], Model("g", grader), settings(reps=2, gate=gate)).run_skill(crit, 0))
+    queries = [
+        TriggerQuery("split the bill", "should", ("triggers", "should", 0)),
+        TriggerQuery("weather?", "shouldNot", ("triggers", "shouldNot", 0)),
+    ]
+    seen = [Observation(queries[0], "m", 1, "money", seconds=0.25), Observation(queries[1], "m", 1, None, seconds=1)]
+    run.gate = replace(run.gate, trigger=decide("money", ["money", "other"], queries, ["m"], seen, 1, gate))
+    doc = skill_summary(run, ["m"], "f" * 64, lambda o: None, tmp_path)
+    skills = {
+        "money": {**doc, "tokens": {"baseline": {"input": 1, "output": 2}, "withSkill": {"input": 3, "output": 4}}}
+    }
+    skills["money"] = {**skills["money"], "ready": False, "interrupted": True}
+    text = json.dumps(run_summary({"cache": None, "interrupted": True}, skills, None), indent=2) + "\n"
+    assert list(doc)[-1] == "triggers" and "why" in doc["effect"] and "oneScenario" in doc["effect"]
+    assert SummaryModel.of(json.loads(text)).to_json() == text
+    typed = SummaryModel.of(json.loads(text))
+    assert typed.interrupted is True and typed.skills["money"].interrupted is True
+    assert typed.skills["money"].triggers is not None and typed.skills["money"].triggers.calls
+    # control: the same keys unknown to the model move after the known ones, and the bytes differ
+    assert "triggers" in SkillSummary.model_fields
+    bare = json.loads(text)
+    bare["skills"]["money"] = {"triggersX" if k == "triggers" else k: v for k, v in bare["skills"]["money"].items()}
+    moved = json.dumps(bare, indent=2) + "\n"
+    assert SummaryModel.of(json.loads(moved)).to_json() != moved
