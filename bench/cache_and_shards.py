@@ -53,9 +53,9 @@ def hit_overhead(n: int) -> tuple[float, float]:
         settings = Settings(1, 1, 60, Path(tmp), "{{skill}}{{task}}", None, GateConfig())
         prompt = "You have access to the following library.\n" + "Use allocate(amount, ratios).\n" * 200
         bare = Engine([model], None, PriorityLimiter(8), settings)
-        cached = Engine([model], None, PriorityLimiter(8), settings)
         cache = ResponseCache.open(Path(tmp) / "cache", print)
-        cached.cache = CachedCalls(cache, {id(model.adapter): "bench-model"}, ["bench"])
+        hook = CachedCalls(cache, {id(model.adapter): "bench-model"})
+        cached = Engine([model], None, PriorityLimiter(8), settings, hook=hook)
         for rep in range(1, n + 1):
             cache.put(generation_key("bench-model", prompt, "baseline", rep), Answer("allocate " * 200))
 

@@ -13,7 +13,7 @@ import signal
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     import asyncio
@@ -47,17 +47,28 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-def tail(data: bytes | str, limit: int = 400) -> str:
-    """The end of some output as one line (whitespace folded), for an error message: "…" marks a cut."""
+CUT = "…"  # the one mark of a cut text, wherever skill-be shortens one (codetests/ keeps its own for now)
+
+
+def clip(data: bytes | str, limit: int, *, end: bool = False, fold: bool = True) -> str:
+    """At most `limit` characters of some text, the start (or with `end`, the end), CUT where it was cut;
+    with `fold`, whitespace folded to one line (for an error message)."""
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    text = " ".join(text.split())
-    return text if len(text) <= limit else "…" + text[-limit:]
+    if fold:
+        text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return CUT + text[-limit:] if end else text[:limit] + CUT
+
+
+def tail(data: bytes | str, limit: int = 400) -> str:
+    """The end of some output as one line, for an error message."""
+    return clip(data, limit, end=True)
 
 
 def head(data: bytes | str, limit: int = 200) -> str:
-    """The start of some output as one line (whitespace folded), for an error message."""
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    return " ".join(text.split())[:limit]
+    """The start of some output as one line, for an error message."""
+    return clip(data, limit)
 
 
 def split_words(line: str) -> list[str]:
@@ -217,3 +228,39 @@ async def run_process(
     # A child that exited may have left grandchildren holding nothing we read; they go too.
     kill_group(proc.pid)
     return ProcessResult(returncode=code, stdout=out, stderr=err, truncated=t1 or t2, stopped=stopped)
+
+
+def stream_lines(argv: Sequence[str], cwd: Path, env: Mapping[str, str], on_line: Callable[[str, str], None]) -> int:
+    """Run a child to its end, handing each line of its output to `on_line` ("stdout" or "stderr", the
+    line without its newline) as it arrives; its exit code. For a long command whose output a person
+    watches live (the GitHub Action running skill-be): no time limit or cap, and the child stays in
+    our session, so a cancelled job's signal reaches it too."""
+    import threading
+
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    )
+
+    def pump(name: str, source: IO[str]) -> None:
+        for line in source:
+            on_line(name, line.rstrip("\n"))
+
+    assert proc.stdout is not None and proc.stderr is not None
+    threads = [
+        threading.Thread(target=pump, args=("stdout", proc.stdout), daemon=True),
+        threading.Thread(target=pump, args=("stderr", proc.stderr), daemon=True),
+    ]
+    for t in threads:
+        t.start()
+    code = proc.wait()
+    for t in threads:
+        t.join()
+    return code

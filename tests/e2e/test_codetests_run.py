@@ -15,6 +15,7 @@ from pathlib import Path
 
 import docker
 import pytest
+from tests.support import cli
 
 from skill_be.codetests.sandbox.process import NOTE as USER_NOTE
 from skill_be.codetests.sandbox.process import NOTE_ROOT
@@ -30,13 +31,9 @@ TESTS = [
 
 
 def skill_be(cwd: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILL_BE_")}
-    env.update(
-        {"NO_COLOR": "1", "SKILL_BE_CACHE": os.environ.get("SKILL_BE_CACHE", str(Path.home() / ".cache" / "skill-be"))}
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "skill_be", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
-    )
+    cache = os.environ.get("SKILL_BE_CACHE", str(Path.home() / ".cache" / "skill-be"))
+    env = {"NO_COLOR": "1", "SKILL_BE_CACHE": cache}
+    return cli.skill_be(cwd, *args, drop=("SKILL_BE_",), env=env, timeout=timeout)
 
 
 def leftovers() -> list[str]:

@@ -4,24 +4,20 @@ command is one of them: what a newcomer runs first must work."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.support import cli
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p.name for p in (REPO / "examples").iterdir() if (p / "skill-be.demo.yaml").is_file())
 
 
 def skill_be(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    return subprocess.run(
-        [sys.executable, "-m", "skill_be", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600
-    )
+    return cli.skill_be(cwd, *args, drop=("CI",))
 
 
 def copy(name: str, tmp_path: Path) -> Path:

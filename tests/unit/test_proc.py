@@ -13,7 +13,9 @@ import pytest
 from tests.support.processes import alive
 
 from skill_be.proc import (
+    CUT,
     StartFailed,
+    clip,
     head,
     kill_group,
     resolve_executable,
@@ -162,5 +164,11 @@ def test_split_words() -> None:
 
 
 def test_head_folds_whitespace_and_keeps_the_start() -> None:
-    assert head(b"<html>\n  <body>  oops", 12) == "<html> <body"
+    assert head(b"<html>\n  <body>  oops", 12) == "<html> <body" + CUT
     assert head("short", 200) == "short"
+
+
+def test_one_cut_mark_at_either_end() -> None:
+    assert tail("a b c d e f", 3) == CUT + "e f"
+    assert clip("line one\nline two", 8, fold=False) == "line one" + CUT  # newlines kept when asked
+    assert clip("exactly", 7) == "exactly"  # the control: nothing cut, no mark

@@ -4,11 +4,9 @@ on 429 and 5xx (honouring retry-after) inside the call's time limit."""
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import random
 import ssl
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -16,6 +14,7 @@ from skill_be.adapters.base import AdapterEnv, CallError
 from skill_be.adapters.cli_common import url_setting
 from skill_be.adapters.credentials import api_key
 from skill_be.errors import ConfigError
+from skill_be.http_retry import retry_after
 from skill_be.proc import head
 from skill_be.project import where as v
 from skill_be.project.config import AdapterEntry
@@ -27,28 +26,6 @@ KEYS = ("adapter", "id", "apiKeyEnv", "baseUrl", "maxTokens", "temperature")
 MAX_ATTEMPTS = 4  # the first try and three retries
 BACKOFF = (1.0, 2.0, 4.0)  # seconds before retry 1, 2, 3 when the server names no delay
 MAX_WAIT = 60.0  # the longest single wait a retry-after may ask for
-
-
-def retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds the server asks to wait: `retry-after-ms`, or `retry-after` in seconds or as an HTTP date."""
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def error_message(response: httpx.Response) -> str:
@@ -63,7 +40,7 @@ def error_message(response: httpx.Response) -> str:
             return str(err["message"])
         if isinstance(err, str):
             return err
-    return json.dumps(data)[:200]
+    return head(json.dumps(data), 200)
 
 
 class HttpAdapter:

@@ -26,7 +26,7 @@ DriverLookup = Callable[..., AgentDriver]
 def neighbours(project: Project) -> list[tuple[str, SkillToInstall]]:
     """The config's `neighbours`: skill folders (paths from the config's folder), installed in both arms
     of agent scenarios. Unset, an agent scenario installs none (trigger evals offer every other skill)."""
-    from skill_be.engine.agent import folder_to_install
+    from skill_be.agents.workspace import folder_to_install
     from skill_be.project.skills import read_skill_md
 
     config = project.config

@@ -11,17 +11,22 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from skill_be.adapters.credentials import Redactor, api_key
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, check_unique, labels
 from skill_be.commands.common import warn
+from skill_be.engine.arms import DEFAULT_ARMS, Arm
+from skill_be.engine.calls import LIVE, CallHook
 from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.prompts import grader_rules
-from skill_be.engine.runner import CodeTests, Engine, Listener, Model, Settings
+from skill_be.engine.runner import CodeTests, Engine, Listener, Model, Settings, UnitFilter, every_unit
 from skill_be.errors import Interrupted
 from skill_be.project.config import AdapterEntry, Config
 from skill_be.project.loader import Project
+
+if TYPE_CHECKING:
+    from skill_be.engine.agent import AgentSide
 
 T = TypeVar("T")
 
@@ -108,9 +113,27 @@ class Parts:
     classifier: Model | None
     tests: CodeTests | None
 
-    def engine(self, settings: Settings, concurrency: int, listener: Listener | None = None) -> Engine:
+    def engine(
+        self,
+        settings: Settings,
+        concurrency: int,
+        listener: Listener | None = None,
+        *,
+        models: Sequence[Model] | None = None,
+        hook: CallHook | None = None,
+        units: UnitFilter = every_unit,
+        arms: Sequence[Arm] = DEFAULT_ARMS,
+        agents: AgentSide | None = None,
+    ) -> Engine:
+        """The engine over these parts, with what varies by command: the models (regrade's stand-ins),
+        the call hook (the response cache, stored answers), the unit filter (a shard), the arms and
+        the agent side (agent scenarios)."""
         limiter = PriorityLimiter(concurrency)
-        return Engine(self.models, self.grader, limiter, settings, listener, self.tests, self.redactor)
+        under_test = self.models if models is None else models
+        return Engine(
+            under_test, self.grader, limiter, settings, listener, self.tests, self.redactor,
+            hook=hook or LIVE, units=units, arms=arms, agents=agents,
+        )  # fmt: skip
 
     def describe(self) -> dict[str, object]:
         """What summary.json records about the parts: each model's adapter, the grader, the sandbox."""

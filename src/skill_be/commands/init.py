@@ -38,7 +38,7 @@ gradings: 3                # grader calls per answer; the majority wins
 concurrency: 4             # model calls in flight at once: changes the speed, never the result
 timeoutSeconds: 120        # per model call; a call past it is an error, not a NO
 
-gate:                      # when a skill is NOT READY
+gate:                      # when a skill is not ready
   rule: evidence           # block a critical scenario only when the data say it got worse (strict: any drop blocks)
   margin: 30               # percentage points of harm the evidence rule must rule out
   inconclusive: pass       # pass or block: what a critical scenario the data cannot decide does

@@ -13,31 +13,26 @@ import asyncio
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
 
-from skill_be.checks import run_checks
+from skill_be.commands.assembly import engine_settings
 from skill_be.commands.common import warn
-from skill_be.commands.run import check_before_calls, closing
+from skill_be.commands.pipeline import check_before_calls, finish
 from skill_be.commands.run_files import RunFiles
-from skill_be.commands.scale import junit_path, model_ids, prices_of, write_junit, written_with
+from skill_be.commands.scale import Costs, junit_path
 from skill_be.commands.trigger_setup import merged as merged_triggers
+from skill_be.engine.calls import stand_in
 from skill_be.engine.gate import ScenarioLines
-from skill_be.engine.pricing import skill_costs
-from skill_be.engine.prompts import BASELINE, WITH_SKILL
-from skill_be.engine.runner import SkillRun
-from skill_be.engine.topup import settle
-from skill_be.errors import ConfigError, UsageError
+from skill_be.engine.limiter import PriorityLimiter
+from skill_be.engine.runner import Engine, SkillRun
+from skill_be.errors import UsageError
 from skill_be.paths import shown
-from skill_be.project.loader import load_project
+from skill_be.project.config import Config
+from skill_be.project.loader import Skill, load_project
 from skill_be.reports.markdown import Header
 from skill_be.results.run_dir import RunDir
 from skill_be.results.shards import PartialRun, check_set, output_from, plan_id, read_partial
 
 SKIPPED_META = ("schema", "skillBeVersion", "skills", "checks", "shard")
-
-
-class Label(NamedTuple):
-    label: str
 
 
 def main(config_path: Path, dirs: Sequence[str] = (), junit: str | None = None) -> int:
@@ -48,24 +43,45 @@ def main(config_path: Path, dirs: Sequence[str] = (), junit: str | None = None) 
 
 def _meta(first: PartialRun, parts: Sequence[PartialRun]) -> dict[str, object]:
     """Shard 1's run settings; the cache's counts summed over the shards."""
-    meta = {k: v for k, v in first.summary.items() if k not in SKIPPED_META}
-    caches: list[Any] = [p.summary.get("cache") for p in parts]
-    if all(isinstance(c, dict) for c in caches):
-        made = sum(int(c["calls"]["made"]) for c in caches)
-        cached = sum(int(c["calls"]["cached"]) for c in caches)
-        meta["cache"] = {**caches[0], "calls": {"made": made, "cached": cached}}
+    meta = {k: v for k, v in first.summary.run_meta().items() if k != "shard"}
+    caches = [p.summary.cache for p in parts]
+    if caches[0] is not None and all(c is not None for c in caches):
+        made = sum(c.calls.made for c in caches if c is not None)
+        cached = sum(c.calls.cached for c in caches if c is not None)
+        meta["cache"] = {**meta["cache"], "calls": {"made": made, "cached": cached}}
     return meta
 
 
 def _calls(parts: Sequence[PartialRun], skill: str) -> dict[str, int] | None:
-    counts: list[Any] = [p.summary.get("skills", {}).get(skill, {}).get("calls") for p in parts]
-    if not counts or not all(isinstance(c, dict) for c in counts):
+    counts = [s.calls if s is not None else None for s in (p.summary.skills.get(skill) for p in parts)]
+    if not counts or any(c is None for c in counts):
         return None
-    return {k: sum(int(c[k]) for c in counts) for k in ("made", "cached")}
+    return {"made": sum(c.made for c in counts if c), "cached": sum(c.cached for c in counts if c)}
 
 
-async def _nothing(*_: Any) -> None:
-    raise AssertionError("merge never tops up")  # pragma: no cover - settle is called with top_up False
+def merge_header(config: Config, first: PartialRun) -> Header:
+    summary = first.summary
+    started = summary.started_at or datetime.now().astimezone().isoformat()
+    return Header(
+        date=started[:10],
+        models=[f"{e.adapter}:{e.id}" for e in config.models],
+        labels=[str(m["label"]) for m in summary.models or ()],
+        reps=summary.reps or config.reps,
+        gradings=summary.gradings or config.gradings,
+        grader=config.grader.id,
+        grader_adapter=config.grader.adapter,
+    )
+
+
+async def merged_skill(engine: Engine, skill: Skill, parts: Sequence[PartialRun]) -> SkillRun:
+    """One skill's outputs from every shard, scored and gated by the engine as one run's would be."""
+    done = [d for d in (p.skills.get(skill.name) for p in parts) if d is not None]
+    tests: dict[str, list[str]] = {}
+    for d in done:
+        tests.update(d.tests)
+    lines = [ScenarioLines(sc, tuple(tests.get(sc.id, ()))) for sc in skill.evals.scenarios]
+    outputs = [output_from(o) for d in done for o in d.outputs]
+    return await engine.settle(skill, lines, outputs, max((float(d.seconds) for d in done), default=0.0))
 
 
 async def _merge(config_path: Path, dirs: list[Path], junit_arg: str | None) -> int:
@@ -75,50 +91,24 @@ async def _merge(config_path: Path, dirs: list[Path], junit_arg: str | None) -> 
     previous = check_before_calls(project)
     config = project.config
     junit = junit_path(junit_arg)
-    summary = first.summary
-    labels = [str(m["label"]) for m in summary.get("models") or ()]
-    reps, gradings = int(summary["reps"]), int(summary["gradings"])
-    parts = check_set(partial, plan_id(project, labels, reps, gradings, first.of))
-    started = str(summary.get("startedAt") or datetime.now().astimezone().isoformat())
-    header = Header(
-        date=started[:10],
-        models=[f"{e.adapter}:{e.id}" for e in config.models],
-        labels=labels,
-        reps=reps,
-        gradings=gradings,
-        grader=config.grader.id,
-        grader_adapter=config.grader.adapter,
-    )
+    header = merge_header(config, first)
+    parts = check_set(partial, plan_id(project, header.labels, header.reps, header.gradings, first.of))
     run_dir = RunDir(config.results, datetime.now().astimezone(), lambda text: text)  # shard texts are redacted
     run_dir.create()
-    files = RunFiles(project, run_dir, header, _meta(first, parts), previous, html=False)
-    prices, ids = prices_of(config), model_ids(config)
+    costs = Costs(config)
 
     def extras(run: SkillRun) -> tuple[list[str], dict[str, object]]:
-        return skill_costs(run.outputs, prices, ids, BASELINE, WITH_SKILL, _calls(parts, run.skill.name))
+        return costs.of(run, _calls(parts, run.skill.name))
 
-    files.extras = extras
+    files = RunFiles(project, run_dir, header, _meta(first, parts), previous, html=False, extras=extras)
+    # The engine with the shards' models as stand-ins: nothing is called, it scores and gates.
+    models = [stand_in(m) for m in first.summary.models or () if m.get("label")]
+    engine = Engine(models, None, PriorityLimiter(1), engine_settings(config, header.reps))
+    summaries = [p.summary.to_doc() for p in parts]
     for skill in project.skills:
-        done = [p.skills.get(skill.name) or {} for p in parts]
-        tests: dict[str, list[str]] = {}
-        for d in done:
-            tests.update(d.get("tests") or {})
-        lines = [ScenarioLines(sc, tuple(tests.get(sc.id, ()))) for sc in skill.evals.scenarios]
-        try:
-            outputs = [output_from(o) for d in done for o in d.get("outputs") or ()]
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise ConfigError(
-                f"{skill.name}: an output in one of the shards' shard.json cannot be read ({e!r}); run the shards again"
-            ) from None
-        models = [Label(label) for label in labels]
-        scores, gate = await settle(lines, models, outputs, config.gate, reps, False, _nothing)
-        run = SkillRun(skill, lines, outputs, scores, gate, max(float(d.get("seconds") or 0) for d in done))
-        run = merged_triggers(project, run, [p.summary for p in parts], labels, reps)  # commands/trigger_setup.py
-        for o in outputs:
+        run = await merged_skill(engine, skill, parts)
+        run = merged_triggers(project, run, summaries, header.labels, header.reps)  # commands/trigger_setup.py
+        for o in run.outputs:
             files.output(skill.name, o)
         print(files.skill(run, project.fingerprint(skill)), flush=True)
-    outcomes = run_checks(project, warn)
-    written_summary = files.summary(outcomes)
-    print(f"Merged: {', '.join(shown(p.folder) for p in parts)}", flush=True)
-    written = written_with(files.written(written_summary), write_junit(junit, files.summaries) if junit else None)
-    return closing(project, files.results, outcomes, written, files.errored)
+    return finish(project, files, junit, said=[f"Merged: {', '.join(shown(p.folder) for p in parts)}"])

@@ -9,31 +9,30 @@ line: its answers no longer answer it. Writes a new run folder whose report name
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from skill_be.adapters.base import AdapterStartError, Answer, CallContext, Usage
-from skill_be.checks import run_checks
+from skill_be.adapters.base import Answer, Usage
 from skill_be.commands.agent_parts import regrade_side, stored_agent_record
-from skill_be.commands.assembly import assemble, engine_settings, interruptible
+from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
 from skill_be.commands.common import warn
-from skill_be.commands.run import RunListener, benchmark, check_before_calls, closing
+from skill_be.commands.pipeline import check_before_calls, drive, finish
 from skill_be.commands.run_files import RunFiles
-from skill_be.commands.scale import RunScale, junit_path, write_junit, written_with
+from skill_be.commands.scale import Costs, extras_of, junit_path
 from skill_be.commands.trigger_setup import StoredTriggers
-from skill_be.engine.cache import MakeCall
+from skill_be.engine.calls import Call, CallTag, MakeCall, Model, stand_in
 from skill_be.engine.prompts import ARMS, model_prompt
-from skill_be.engine.runner import Call, CallTag, Model, SkillRun
+from skill_be.engine.runner import Settings
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill, load_project
 from skill_be.reports.markdown import Header
-from skill_be.reports.progress import Progress
-from skill_be.results.result_file import write_result_file
-from skill_be.results.run_dir import RunDir
+from skill_be.results.result_file import ResultEntry, write_result_file
+from skill_be.results.run_dir import RunDir, latest_run
+from skill_be.results.summary_file import read_summary
+from skill_be.results.summary_models import SkillSummary, SummaryModel, UsageSummary
 
 OutputKey = tuple[str, str, str, str, int]  # skill, scenario, model label, arm, rep
 
@@ -58,106 +57,66 @@ def earlier_run(results: Path, run: str | None) -> Path:
                 f"{shown(results)}"
             )
         return path
-    runs = sorted(p for p in results.glob("*") if (p / "summary.json").is_file()) if results.is_dir() else []
-    if not runs:
-        raise ConfigError(f'{shown(results)}: no earlier run to regrade (no summary.json); run "skill-be run" first')
-    return runs[-1]
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ConfigError(f"{shown(path)}: cannot be read ({e}); pass --run with another run folder") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("skills"), dict):
-        raise ConfigError(f"{shown(path)}: not a summary.json of skill-be; pass --run with another run folder")
-    return doc
-
-
-class NotCalled:
-    """The earlier run's models: regrade never calls them (every generation comes from the files)."""
-
-    def __init__(self, label: str, described: Mapping[str, object]) -> None:
-        self.label = label
-        self.described = dict(described)
-
-    async def preflight(self) -> None:
-        return None
-
-    async def complete(self, prompt: str, ctx: CallContext) -> Answer:
-        raise AdapterStartError("regrade generates nothing")  # pragma: no cover - the call hook answers first
-
-    def describe(self) -> Mapping[str, object]:
-        return self.described
+    return latest_run(results, "regrade")
 
 
 class StoredAnswers:
     """The engine's call hook: a generation is the earlier run's answer (or its error); a grading is a
     real call to today's grader."""
 
-    def __init__(self, answers: Mapping[OutputKey, Call], skills: Sequence[str], run_name: str) -> None:
+    def __init__(self, answers: Mapping[OutputKey, Call], run_name: str) -> None:
         self.answers = answers
-        self.skills = skills
         self.run_name = run_name
 
     async def call(self, make: MakeCall, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         if tag.kind != "generate":
             return await make(model, prompt, priority, tag)
-        skill = self.skills[priority[0]]
         missing = Call(None, f"run {self.run_name} has no answer for this output", 0.0)
-        return self.answers.get((skill, tag.scenario, model.label, tag.arm, tag.rep), missing)
+        return self.answers.get((tag.skill, tag.scenario, model.label, tag.arm, tag.rep), missing)
 
 
-def _usage(doc: object) -> Usage | None:
-    if not isinstance(doc, dict):
-        return None
-    i, o = doc.get("input"), doc.get("output")
-    return Usage(i if isinstance(i, int) else None, o if isinstance(o, int) else None)
+def _usage(u: UsageSummary | None) -> Usage | None:
+    return None if u is None else Usage(u.input, u.output)
 
 
-def stored_answers(run_path: Path, skill: str, doc: Mapping[str, Any]) -> dict[OutputKey, Call]:
+def stored_answers(run_path: Path, skill: str, doc: SkillSummary) -> dict[OutputKey, Call]:
     """Every output of one skill in the earlier run: its answer file's text, usage and adapter record."""
     out: dict[OutputKey, Call] = {}
-    for sc in doc.get("scenarios") or ():
-        for label, m in (sc.get("models") or {}).items():
-            for o in m.get("outputs") or ():
-                key = (skill, str(sc.get("id")), str(label), str(o.get("arm")), int(o.get("rep") or 0))
-                seconds = float(o.get("seconds") or 0)
-                if o.get("file"):
+    for sc in doc.scenarios:
+        for label, m in sc.models.items():
+            for o in m.outputs:
+                key = (skill, sc.id, label, o.arm, o.rep)
+                seconds = float(o.seconds)
+                if o.file:
                     try:
-                        text = (run_path / o["file"]).read_text(encoding="utf-8")
+                        text = (run_path / o.file).read_text(encoding="utf-8")
                     except OSError as e:
-                        out[key] = Call(None, f"the answer file {o['file']} cannot be read ({e.strerror})", 0.0)
+                        out[key] = Call(None, f"the answer file {o.file} cannot be read ({e.strerror})", 0.0)
                         continue
                     text = text[:-1] if text.endswith("\n") else text  # the run dir adds one newline
-                    meta = o.get("adapter") if isinstance(o.get("adapter"), dict) else {}
-                    meta = {**meta, **stored_agent_record(run_path / o["file"])}  # agent scenarios (issue 17)
-                    out[key] = Call(Answer(text, _usage(o.get("usage")), meta), None, seconds)
+                    meta = {**(o.adapter or {}), **stored_agent_record(run_path / o.file)}  # agent scenarios (issue 17)
+                    out[key] = Call(Answer(text, _usage(o.usage), meta), None, seconds)
                 else:
-                    out[key] = Call(None, str(o.get("error") or "the generation failed"), seconds)
+                    out[key] = Call(None, o.error or "the generation failed", seconds)
     return out
 
 
-def refusal(skill: Skill, template: str, earlier: Mapping[str, Any] | None, run_name: str) -> dict[str, str]:
+def refusal(skill: Skill, template: str, earlier: SkillSummary | None, run_name: str) -> dict[str, str]:
     """scenario id -> why its answers cannot be regraded (one line each)."""
-    by_id = {str(sc.get("id")): sc for sc in (earlier or {}).get("scenarios") or ()}
+    by_id = {sc.id: sc for sc in earlier.scenarios} if earlier is not None else {}
     refused: dict[str, str] = {}
     for sc in skill.evals.scenarios:
         old = by_id.get(sc.id)
         if old is None:
             refused[sc.id] = f"run {run_name} has no answers for it; run it with skill-be run"
-        elif old.get("prompt") != sc.prompt:
+        elif old.prompt != sc.prompt:
             refused[sc.id] = f"its prompt changed since run {run_name}, so those answers no longer match it"
         else:
             # The prompt the model saw: a changed SKILL.md, template or output contract changes its size.
             sizes = {arm: len(model_prompt(sc, arm, skill.doc.text, template)) for arm in ARMS}
             if sc.agent is not None:  # an agent gets the task alone in both arms (the skill is installed)
                 sizes = {arm: len(sc.prompt) for arm in ARMS}
-            seen = [
-                (o.get("arm"), o.get("promptChars"))
-                for m in (old.get("models") or {}).values()
-                for o in m.get("outputs") or ()
-            ]
+            seen = [(o.arm, o.prompt_chars) for m in old.models.values() for o in m.outputs]
             if any(arm in sizes and chars != sizes[arm] for arm, chars in seen):
                 refused[sc.id] = (
                     f"the prompt its answers were given changed since run {run_name} "
@@ -166,20 +125,33 @@ def refusal(skill: Skill, template: str, earlier: Mapping[str, Any] | None, run_
     return refused
 
 
-async def _regrade(config_path: Path, names: list[str], run: str | None, junit_arg: str | None, keep: bool) -> int:
-    project = load_project(config_path, names, warn=warn)
-    previous = check_before_calls(project)
-    config = project.config
-    junit = junit_path(junit_arg)
-    earlier_path = earlier_run(config.results, run)
-    earlier = read_json(earlier_path / "summary.json")
-    name = earlier_path.name
-    reps = int(earlier.get("reps") or config.reps)
-    settings = engine_settings(config, reps)
+class Earlier(NamedTuple):
+    """The run being regraded: its folder and summary.json."""
+
+    path: Path
+    summary: SummaryModel
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def models(self) -> list[dict[str, Any]]:
+        """summary.json's record of each model under test."""
+        return [m for m in self.summary.models or () if m.get("label")]
+
+    def answers(self, skills: Sequence[Skill]) -> StoredAnswers:
+        found: dict[OutputKey, Call] = {}
+        for skill in skills:
+            found.update(stored_answers(self.path, skill.name, self.summary.skills[skill.name]))
+        return StoredAnswers(found, self.name)
+
+
+def regradable(project: Project, earlier: Earlier, template: str) -> tuple[Project, set[str]]:
+    """The project with each refused scenario left out (one warning each), and the skills that lost some."""
     kept: list[Skill] = []
     partial: set[str] = set()
     for skill in project.skills:
-        refused = refusal(skill, settings.template, earlier["skills"].get(skill.name), name)
+        refused = refusal(skill, template, earlier.summary.skills.get(skill.name), earlier.name)
         for scenario, why in refused.items():
             warn(f"regrade: {skill.name}/{scenario}: refused: {why}")
         scenarios = tuple(sc for sc in skill.evals.scenarios if sc.id not in refused)
@@ -188,81 +160,92 @@ async def _regrade(config_path: Path, names: list[str], run: str | None, junit_a
         if scenarios:
             kept.append(skill._replace(evals=skill.evals._replace(scenarios=scenarios)))
     if not kept:
-        raise ConfigError(f"{shown(earlier_path)}: no scenario of these skills can be regraded (see above)")
-    graded_project: Project = project._replace(skills=tuple(kept))
-    models_meta = [m for m in earlier.get("models") or () if isinstance(m, dict) and m.get("label")]
-    models = [Model(str(m["label"]), NotCalled(str(m["label"]), m)) for m in models_meta]
-    answers: dict[OutputKey, Call] = {}
-    for skill in kept:
-        try:
-            answers.update(stored_answers(earlier_path, skill.name, earlier["skills"][skill.name]))
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise ConfigError(
-                f"{shown(earlier_path / 'summary.json')}: skills.{skill.name}: an output cannot be read ({e!r}); "
-                "pass --run with another run folder"
-            ) from None
-    scale = RunScale(graded_project, cache_on=False)
-    started = datetime.now().astimezone()
-    graded = any(sc.criteria for s in kept for sc in s.evals.scenarios)
-    concurrency = config.concurrency
-    async with assemble(graded_project, models=False, grader=graded, keep_deps=keep) as parts:
-        header = Header(
-            date=started.strftime("%Y-%m-%d"),
-            models=[f"{m.get('adapter')}:{m.get('id')}" for m in models_meta],
-            labels=[m.label for m in models],
-            reps=reps,
-            gradings=settings.gradings,
-            grader=config.grader.id,
-            grader_adapter=config.grader.adapter,
-        )
-        run_dir = RunDir(config.results, started, parts.redactor)
-        run_dir.create()
-        described = parts.describe()
-        meta = {
-            "startedAt": started.isoformat(timespec="milliseconds"),
-            "config": str(config.path),
-            "regradeOf": str(earlier_path.resolve()),
-            "reps": reps,
-            "gradings": settings.gradings,
-            "concurrency": concurrency,
-            "timeoutSeconds": settings.timeout_seconds,
-            "models": models_meta,
-            "grader": described["grader"],
-            "codeTests": described["codeTests"],
-            **scale.meta(),
-        }
-        files = RunFiles(graded_project, run_dir, header, meta, previous, html=False)
-        line = (
-            f"Regrade: the answers of run {name}, graded again with today's criteria, grader and code tests; "
-            "nothing was generated."
-        )
+        raise ConfigError(f"{shown(earlier.path)}: no scenario of these skills can be regraded (see above)")
+    return project._replace(skills=tuple(kept)), partial
 
-        def extras(run_: SkillRun) -> tuple[list[str], dict[str, object]]:
-            lines, keys = scale.skill_extras(run_)
-            return [line, *lines], keys
 
-        files.extras = extras
-        progress = Progress()
-        engine = parts.engine(settings, concurrency, RunListener(files, progress, reps))
-        engine.models = models
-        engine.cache = StoredAnswers(answers, [s.name for s in kept], name)
-        try:
-            stored = StoredTriggers(graded_project, earlier, [m.label for m in models], reps)  # trigger_setup.py
-            async with regrade_side(graded_project, models, parts.redactor, warn) as agents:
-                engine.agents = agents  # agent scenarios: their checks run again on the kept workspace
-                await benchmark(graded_project, engine, files, progress, concurrency, stored)
-        finally:
-            progress.close()
-    verdicts = dict(files.results)  # this regrade's, for the closing lines
+def regrade_meta(
+    project: Project, parts: Parts, earlier: Earlier, settings: Settings, started: datetime
+) -> dict[str, object]:
+    """summary.json's run keys: today's grader and code tests, the earlier run's models."""
+    described = parts.describe()
+    return {
+        "startedAt": started.isoformat(timespec="milliseconds"),
+        "config": str(project.config.path),
+        "regradeOf": str(earlier.path.resolve()),
+        "reps": settings.reps,
+        "gradings": settings.gradings,
+        "concurrency": project.config.concurrency,
+        "timeoutSeconds": settings.timeout_seconds,
+        "models": earlier.models(),
+        "grader": described["grader"],
+        "codeTests": described["codeTests"],
+        "cache": None,
+    }
+
+
+def regrade_header(project: Project, earlier: Earlier, settings: Settings, started: datetime) -> Header:
+    config = project.config
+    return Header(
+        date=started.strftime("%Y-%m-%d"),
+        models=[f"{m.get('adapter')}:{m.get('id')}" for m in earlier.models()],
+        labels=[str(m["label"]) for m in earlier.models()],
+        reps=settings.reps,
+        gradings=settings.gradings,
+        grader=config.grader.id,
+        grader_adapter=config.grader.adapter,
+    )
+
+
+def keep_earlier_entries(
+    files: RunFiles, partial: set[str], previous: Mapping[str, ResultEntry]
+) -> dict[str, ResultEntry]:
+    """A verdict on part of today's scenarios must not stand for the whole skill in the result file:
+    such a skill keeps its earlier entry. Returns this regrade's verdicts, for the closing lines."""
+    verdicts = dict(files.results)
     for skill_name in sorted(partial & set(files.results)):
-        # a verdict on part of today's scenarios must not stand for the whole skill in the result file
         if skill_name in previous:
             files.results[skill_name] = previous[skill_name]
         else:
             files.results.pop(skill_name)
         warn(f"regrade: {skill_name}: the result file keeps its earlier entry, since some scenarios were refused")
-    write_result_file(config.result_file, files.results)
-    outcomes = run_checks(project, warn)
-    summary = files.summary(outcomes)
-    written = written_with(files.written(summary), write_junit(junit, files.summaries) if junit else None)
-    return closing(graded_project, verdicts, outcomes, written, files.errored)
+    write_result_file(files.project.config.result_file, files.results)
+    return verdicts
+
+
+async def _regrade(config_path: Path, names: list[str], run: str | None, junit_arg: str | None, keep: bool) -> int:
+    project = load_project(config_path, names, warn=warn)
+    previous = check_before_calls(project)
+    config = project.config
+    junit = junit_path(junit_arg)
+    path = earlier_run(config.results, run)
+    earlier = Earlier(path, read_summary(path / "summary.json", "pass --run with another run folder"))
+    settings = engine_settings(config, earlier.summary.reps or config.reps)
+    graded_project, partial = regradable(project, earlier, settings.template)
+    # The earlier run's models are stand-ins: the stored answers hook answers every generation.
+    models = [stand_in(m) for m in earlier.models()]
+    started = datetime.now().astimezone()
+    graded = any(sc.criteria for s in graded_project.skills for sc in s.evals.scenarios)
+    lead = (
+        f"Regrade: the answers of run {earlier.name}, graded again with today's criteria, grader and code tests; "
+        "nothing was generated."
+    )
+    async with assemble(graded_project, models=False, grader=graded, keep_deps=keep) as parts:
+        run_dir = RunDir(config.results, started, parts.redactor)
+        run_dir.create()
+        meta = regrade_meta(graded_project, parts, earlier, settings, started)
+        header = regrade_header(project, earlier, settings, started)
+        extras = extras_of(Costs(config), None, [lead])
+        files = RunFiles(graded_project, run_dir, header, meta, previous, html=False, extras=extras)
+        hook = earlier.answers(graded_project.skills)
+        labels = [m.label for m in models]
+        # trigger_setup.py: the earlier run's trigger calls, scored and gated with today's gate settings
+        stored = StoredTriggers(graded_project, earlier.summary.to_doc(), labels, settings.reps)
+        # agent scenarios: the stored records stand for the runs; their checks run again
+        async with regrade_side(graded_project, models, parts.redactor, warn) as agents:
+            await drive(
+                graded_project, parts, files, settings, config.concurrency,
+                models=models, hook=hook, agents=agents, triggers=stored,
+            )  # fmt: skip
+    verdicts = keep_earlier_entries(files, partial, previous)
+    return finish(project, files, junit, graded_project, verdicts)

@@ -1,39 +1,33 @@
 """`skill-be run`: both arms of every scenario, graded and code-tested, gated, reported and recorded.
 
-The run as named steps: read and check the project, assemble the parts (models, grader, code
-tests), open the run folder, benchmark each skill (engine → files → progress), run the checks,
-print the closing lines."""
+The run as named steps (commands/pipeline.py): read and check the project, assemble the parts
+(models, grader, code tests), open the run folder, drive the engine over each skill with the run's
+call hook (the response cache) and unit filter (a shard), then the checks and the closing lines."""
 
 from __future__ import annotations
 
 import asyncio
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from skill_be.checks import CheckOutcome, run_checks, validate_checks
-from skill_be.commands.agent_parts import agent_side, check_agents
+from skill_be.commands.agent_parts import agent_side
 from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
 from skill_be.commands.common import warn
 from skill_be.commands.interrupted import keep_partial
+from skill_be.commands.pipeline import check_before_calls, drive, finish
 from skill_be.commands.run_files import RunFiles
-from skill_be.commands.scale import RunScale, dry_run, junit_path, write_junit, written_with
-from skill_be.commands.trigger_setup import TriggerRuns, trigger_runs
-from skill_be.engine.gate import ScenarioLines
-from skill_be.engine.health import Health
-from skill_be.engine.observations import Output
-from skill_be.engine.runner import Engine, Settings
-from skill_be.engine.topup import check_top_up
+from skill_be.commands.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
+from skill_be.commands.trigger_setup import trigger_runs
+from skill_be.engine.runner import Settings
+from skill_be.errors import UsageError
 from skill_be.paths import shown
-from skill_be.project.loader import Project, Skill, load_project
+from skill_be.project.config import GateConfig
+from skill_be.project.loader import Project, load_project
 from skill_be.project.trigger_plan import check_triggers
 from skill_be.project.writable import check_run_folders
-from skill_be.reports.errors import closing_lines
 from skill_be.reports.markdown import Header
-from skill_be.reports.progress import Progress
-from skill_be.results.result_file import ResultEntry, read_result_file
 from skill_be.results.run_dir import RunDir
 
 
@@ -73,9 +67,8 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     project = load_project(config_path, names, warn=warn)
     previous = check_before_calls(project)
     config = project.config
-    settings = engine_settings(config, options.reps)
+    settings = replace(engine_settings(config, options.reps), top_up=options.top_up)
     check_top_up(config.gate, options.top_up, shown(config.path))
-    settings = replace(settings, top_up=options.top_up)
     concurrency = options.concurrency or config.concurrency
     junit = junit_path(options.junit)
     cache_on = (config.cache or options.cache) and not options.no_cache
@@ -84,7 +77,9 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         return await dry_run(project, settings, cache_on, options.shard)
     # hook: issue 20, a folder the run cannot write is exit 2 before the first call
     check_run_folders(config.name, config.results, config.result_file)
-    scale = RunScale(project, cache_on, options.shard, settings)  # commands/scale.py: cache, prices, shard
+    costs = Costs(config)  # a bad pricing section stops the run before any call
+    sharding = Sharding(project, options.shard, settings) if options.shard is not None else None
+    cache = CacheUse(config) if cache_on else None
     started = datetime.now().astimezone()
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
     async with (
@@ -94,40 +89,34 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         header = report_header(project, parts, settings, started)
         run_dir = RunDir(config.results, started, parts.redactor)
         run_dir.create()
-        meta = {**run_meta(project, parts, settings, concurrency, started), **scale.meta()}
-        files = scale.run_files(run_dir, header, meta, previous, options.html)
-        progress = Progress()
-        engine = parts.engine(settings, concurrency, RunListener(files, progress, settings.reps))
-        scale.attach(engine)
-        triggers = trigger_runs(project, parts, settings, options.shard)
-        engine.agents = agents
-        try:
-            await benchmark(project, engine, files, progress, concurrency, triggers)
-        except asyncio.CancelledError:  # hook: issue 20, Ctrl-C keeps the answers paid for
-            progress.close()
+        shard = sharding.writer(run_dir.path, run_dir.redact) if sharding else None
+        files = RunFiles(
+            sharding.project(project, run_dir.path) if sharding else project,
+            run_dir,
+            header,
+            {**run_meta(project, parts, settings, concurrency, started), **scale_meta(cache, sharding)},
+            {} if sharding else previous,  # a shard's result file starts empty
+            options.html,
+            extras_of(costs, cache, [sharding.line()] if sharding else (), shard),
+        )
+        hook, units = engine_seams(parts, cache, sharding)
+        triggers = trigger_runs(project, parts, settings, options.shard)  # commands/trigger_setup.py
+
+        async def kept() -> None:  # hook: issue 20, Ctrl-C keeps the answers paid for
             await keep_partial(files, project, header.labels, settings.reps)
-            raise
-        finally:
-            progress.close()
-    outcomes = run_checks(project, warn)
-    files.meta.update(scale.meta())
-    summary = files.summary(outcomes)
-    written = written_with(files.written(summary), write_junit(junit, files.summaries) if junit else None)
-    return scale.finish(closing(project, files.results, outcomes, written, files.errored))
+
+        await drive(
+            project, parts, files, settings, concurrency,
+            hook=hook, units=units, agents=agents, triggers=triggers, interrupted=kept,
+        )  # fmt: skip
+    files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
+    code = finish(project, files, junit)
+    return sharding.finish(shard) if sharding and shard else code
 
 
-def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
-    """What can stop the run is found before the first model call: a broken result file, a check
-    setting that cannot work. Hint-word warnings print here too. Returns the result file's entries."""
-    previous = read_result_file(project.config.result_file)
-    validate_checks(project, warn)
-    check_agents(project)  # issue 17: agent scenarios need agent CLIs (commands/agent_parts.py)
-    if any(sc.output for s in project.skills for sc in s.evals.scenarios):
-        from skill_be.codetests.hints import hint_warnings
-
-        for line in hint_warnings(project, warn):
-            warn(line)
-    return dict(previous.skills) if previous else {}
+def scale_meta(cache: CacheUse | None, sharding: Sharding | None) -> dict[str, object]:
+    """summary.json's run-level `cache` key (null when off), and `shard` in a partial run."""
+    return {**(cache.meta() if cache else {"cache": None}), **(sharding.meta() if sharding else {})}
 
 
 def report_header(project: Project, parts: Parts, settings: Settings, started: datetime) -> Header:
@@ -158,56 +147,11 @@ def run_meta(
     }
 
 
-class RunListener:
-    """The engine's listener: each finished output goes to the files, then to the progress display."""
-
-    def __init__(self, files: RunFiles, progress: Progress, reps: int) -> None:
-        self.files = files
-        self.progress = progress
-        self.reps = reps
-
-    def output_done(self, skill: Skill, output: Output, lines: ScenarioLines) -> None:
-        self.files.output(skill.name, output)
-        self.progress.output_done(skill, output, lines, self.reps)
-
-    def rep_done(self, skill: Skill, scenario: str, model: str, rep: int, done: int, total: int) -> None:
-        self.progress.rep_done(scenario, model, rep, self.reps, done, total)
-
-
-async def benchmark(
-    project: Project,
-    engine: Engine,
-    files: RunFiles,
-    progress: Progress,
-    concurrency: int,
-    triggers: TriggerRuns | None = None,
-) -> None:
-    """Every skill at once under the engine's one limit; each skill's files as soon as it finishes."""
-    fingerprints = {s.name: project.fingerprint(s) for s in project.skills}
-
-    async def one(i: int, skill: Skill) -> None:
-        progress.skill_started(skill, len(engine.models), engine.settings.reps, concurrency)
-        run = await (triggers.run_skill(engine, skill, i) if triggers else engine.run_skill(skill, i))
-        progress.report(files.skill(run, fingerprints[skill.name]))
-        progress.skill_finished(skill, run.seconds)
-
-    async with asyncio.TaskGroup() as group:
-        for i, skill in enumerate(project.skills):
-            group.create_task(one(i, skill))
-
-
-def closing(
-    project: Project,
-    results: Mapping[str, ResultEntry],
-    outcomes: Sequence[CheckOutcome],
-    written: Sequence[Path],
-    errored: Mapping[str, Health] | None = None,  # hook: issue 20, RunFiles.errored
-) -> int:
-    """Print the closing lines (reports/closing.py, reports/errors.py); 3 when a skill could not be
-    measured, else 1 when anything blocks."""
-    errored = errored or {}
-    ready = {s.name: results[s.name].ready for s in project.skills if s.name not in errored}
-    lines, code = closing_lines(ready, errored, outcomes, [shown(p) for p in written])
-    print("\n".join(lines), flush=True)
-    sys.stdout.flush()
-    return code
+def check_top_up(config: GateConfig, top_up: bool, config_name: str) -> None:
+    """--top-up only has something to do under the evidence rule: say so before any model call."""
+    if top_up and config.rule != "evidence":
+        raise UsageError(
+            f"--top-up: tops up what the evidence rule finds inconclusive, but {config_name} has gate.rule: "
+            f"{config.rule}; set gate.rule: evidence there, or drop --top-up",
+            "run",
+        )

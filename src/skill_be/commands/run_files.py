@@ -19,6 +19,8 @@ from skill_be.results.result_file import ResultEntry, scores_of, write_result_fi
 from skill_be.results.run_dir import RunDir
 from skill_be.results.triggers import triggers_json
 
+Extras = Callable[[SkillRun], tuple[list[str], dict[str, object]]]  # a skill's report lines, summary keys
+
 
 class HtmlInputs:
     """What results.html shows beyond summary.json: each answer and each grading's last reply, by the
@@ -43,6 +45,7 @@ class RunFiles:
         meta: Mapping[str, object],
         previous: Mapping[str, ResultEntry],
         html: bool,
+        extras: Extras | None = None,
     ) -> None:
         self.project = project
         self.run_dir = run_dir
@@ -53,7 +56,7 @@ class RunFiles:
         self.summaries: dict[str, object] = {}
         self.reports: list[Path] = []
         # commands/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
-        self.extras: Callable[[SkillRun], tuple[list[str], dict[str, object]]] = lambda run: ([], {})
+        self.extras: Extras = extras or (lambda run: ([], {}))
         self.errored: dict[str, Health] = {}  # issue 20: skills whose verdict is ERROR (engine/health.py)
         self.result_written = False  # issue 20: whether this run wrote the result file
         self.partial: dict[str, list[Output]] = {}  # issue 20: every output so far, for Ctrl-C (interrupted.py)

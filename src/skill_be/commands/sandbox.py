@@ -8,6 +8,7 @@ from pathlib import Path
 
 from skill_be.codetests.sandbox.image import DEFAULT_IMAGE
 from skill_be.codetests.sandbox_build import DEFAULT_BASE, build, ca_text
+from skill_be.reports import strings
 
 
 def main(
@@ -21,5 +22,5 @@ def main(
     print(f"building {image} (the node and sandbox stages, from {base or DEFAULT_BASE})", file=sys.stderr, flush=True)
     build(image, base or DEFAULT_BASE, ca_text(ca_certs), lambda line: print(line, file=sys.stderr, flush=True))
     print(f"built {image}: codeTests.sandbox auto and docker use it")
-    print("Result: pass")
+    print(strings.RESULT_PASS)
     return 0

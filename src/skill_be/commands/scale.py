@@ -1,40 +1,38 @@
-"""What `run` adds for cost and scale (issue 14): `--dry-run` (everything a run checks before its
-first model call, then the plan it would carry out: calls per skill and in total, how many the cache
-holds, estimated tokens and cost; no model call at all), the response cache (`cache: true`, `--cache`,
-`--no-cache`), the cost and cache lines of each report, `--junit FILE` and `--shard K/N`."""
+"""What `run` adds for cost and scale (issue 14), as named parts a command picks: `Costs` (the cost
+lines of each report and their summary.json keys), `CacheUse` (the response cache: `cache: true`,
+`--cache`, `--no-cache`, as the engine's call hook), `Sharding` (`--shard K/N`: the engine's unit
+filter and shard.json), the JUnit file (`--junit FILE`) and `--dry-run`."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from skill_be.adapters.base import AdapterStartError
 from skill_be.adapters.credentials import Redactor
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, labels
-from skill_be.commands.assembly import build_models, preflight
+from skill_be.commands.assembly import Parts, build_models, preflight
 from skill_be.commands.common import warn
-from skill_be.commands.run_files import RunFiles
-from skill_be.engine.cache import CachedCalls, adapter_identity
-from skill_be.engine.pricing import Caller, PlanCount, Price, dry_run_lines, parse_pricing, plan_skill, skill_costs
+from skill_be.commands.run_files import Extras
+from skill_be.engine.cache import CachedCalls
+from skill_be.engine.calls import CallHook
+from skill_be.engine.pricing import Caller, PlanCount, dry_run_lines, plan_skill, skill_costs
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
-from skill_be.engine.runner import Engine, Model, Settings, SkillRun
+from skill_be.engine.runner import Model, Settings, SkillRun, UnitFilter, every_unit
 from skill_be.errors import ConfigError, UsageError
 from skill_be.paths import shown
-from skill_be.project.config import Config
+from skill_be.project.config import Config, Price
+from skill_be.project.identity import adapter_identity
 from skill_be.project.loader import Project
-from skill_be.project.where import Where
-from skill_be.reports.markdown import Header
 from skill_be.results.atomic import write_atomic
 from skill_be.results.response_cache import ResponseCache, cache_folder
-from skill_be.results.result_file import ResultEntry
-from skill_be.results.run_dir import RunDir
 from skill_be.results.shards import ShardWriter, assign, in_shard, parse_shard, plan_id, units
 
 
 def prices_of(config: Config) -> dict[str, Price]:
-    """The config's `pricing:` section, validated (a mistake stops the command before any call)."""
-    return parse_pricing(config.pricing, Where(config.name).key("pricing")) if config.pricing else {}
+    """The config's `pricing:` section (the config model validated it)."""
+    return dict(config.pricing)
 
 
 def model_ids(config: Config) -> dict[str, str]:
@@ -43,6 +41,98 @@ def model_ids(config: Config) -> dict[str, str]:
     ids = {label: e.id for e, label in zip(entries, labels(entries), strict=True)}
     ids.setdefault(config.grader.id, config.grader.id)
     return ids
+
+
+class Costs:
+    """Each skill's token and cost lines for its report, and summary.json's `tokens`, `cost`, `calls`."""
+
+    def __init__(self, config: Config) -> None:
+        self.prices = prices_of(config)
+        self.ids = model_ids(config)
+
+    def of(self, run: SkillRun, calls: dict[str, int] | None) -> tuple[list[str], dict[str, object]]:
+        return skill_costs(run.outputs, self.prices, self.ids, BASELINE, WITH_SKILL, calls)
+
+
+class CacheUse:
+    """The response cache as the engine's call hook, and its counts for the reports and summary.json."""
+
+    def __init__(self, config: Config, *, read_only: bool = False) -> None:
+        self.config = config
+        folder = cache_folder(config.root)
+        # A dry run only reads: it never creates the cache folder or refreshes an entry.
+        self.store = ResponseCache(folder, warn) if read_only else ResponseCache.open(folder, warn)
+
+    def hook(self, models: Sequence[Model], grader: Model | None) -> CallHook:
+        config = self.config
+        identities = {
+            id(m.adapter): adapter_identity(e, config.root) for m, e in zip(models, config.models, strict=True)
+        }
+        if grader is not None:
+            identities[id(grader.adapter)] = adapter_identity(config.grader, config.root)
+        return CachedCalls(self.store, identities)
+
+    def calls(self, skill: str) -> dict[str, int] | None:
+        return self.store.counts(skill) if self.store.enabled else None
+
+    def meta(self) -> dict[str, object]:
+        """summary.json's run-level `cache` key."""
+        on = self.store.enabled
+        return {"cache": {"folder": str(self.store.folder), "calls": self.store.counts()} if on else None}
+
+
+class Sharding:
+    """`run --shard K/N`: this shard's units (the engine's unit filter), its shard.json and its exit."""
+
+    def __init__(self, project: Project, text: str, settings: Settings) -> None:
+        if settings.top_up:
+            raise UsageError(
+                "--shard and --top-up cannot go together: a top-up decides its reps from every rep of a "
+                "scenario, which another shard holds; run the top-up unsharded",
+                "run",
+            )
+        config = project.config
+        self.shard = parse_shard(text)
+        names = labels(list(config.models))
+        graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
+        plan = units(project, names, settings.reps, settings.gradings, graded)
+        self.units: UnitFilter = in_shard(assign(plan, self.shard.of), self.shard)
+        self.plan = plan_id(project, names, settings.reps, settings.gradings, self.shard.of)
+        self.skills = [s.name for s in project.skills]
+
+    def project(self, project: Project, folder: Path) -> Project:
+        """A shard's verdicts go to shard.result.json in its own folder: its gate is partial."""
+        return project._replace(config=project.config._replace(result_file=folder / "shard.result.json"))
+
+    def writer(self, folder: Path, redact: Callable[[str], str]) -> ShardWriter:
+        return ShardWriter(folder, self.shard, self.plan, self.skills, redact)
+
+    def line(self) -> str:
+        return f"Partial run: shard {self.shard.k}/{self.shard.of}; its gate counts only this shard's reps."
+
+    def meta(self) -> dict[str, object]:
+        return {"shard": {"index": self.shard.k, "of": self.shard.of, "plan": self.plan}}
+
+    def finish(self, writer: ShardWriter) -> int:
+        """A finished shard exits 0 and says so: its own gate is partial, merge decides."""
+        writer.write(True)
+        s = self.shard
+        print(f"Shard {s.k}/{s.of} finished: a partial run; skill-be merge decides the gate.", flush=True)
+        return 0
+
+
+def extras_of(
+    costs: Costs, cache: CacheUse | None, lead: Sequence[str] = (), shard: ShardWriter | None = None
+) -> Extras:
+    """The report lines and summary.json keys of one finished skill (and its shard.json entry)."""
+
+    def extras(run: SkillRun) -> tuple[list[str], dict[str, object]]:
+        if shard is not None:
+            shard.skill(run)
+        lines, keys = costs.of(run, cache.calls(run.skill.name) if cache is not None else None)
+        return [*lead, *lines], keys
+
+    return extras
 
 
 async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: str | None = None) -> int:
@@ -61,10 +151,8 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: s
             warn(f"note: {e} (the dry run calls nothing; a real run stops here with exit code 2)")
     callers = [Caller(m.label, adapter_identity(e, config.root)) for m, e in zip(models, config.models, strict=True)]
     judge = Caller(config.grader.id, adapter_identity(config.grader, config.root)) if grader else None
-    # Read only: a dry run never creates the cache folder or refreshes an entry.
-    cache = ResponseCache(cache_folder(config.root), warn) if cache_on else None
-
-    only = Sharding(project, shard, settings).only if shard is not None else None
+    cache = CacheUse(config, read_only=True).store if cache_on else None
+    only = Sharding(project, shard, settings).units if shard is not None else None
 
     def plans(reps: int) -> list[PlanCount]:
         return [
@@ -124,100 +212,11 @@ def write_junit(path: Path, skills: object) -> Path:
     return path
 
 
-class Sharding:
-    """`run --shard K/N`: this shard's units, and its shard.json (results/shards.py)."""
-
-    def __init__(self, project: Project, text: str, settings: Settings) -> None:
-        if settings.top_up:
-            raise UsageError(
-                "--shard and --top-up cannot go together: a top-up decides its reps from every rep of a "
-                "scenario, which another shard holds; run the top-up unsharded",
-                "run",
-            )
-        config = project.config
-        self.shard = parse_shard(text)
-        names = labels(list(config.models))
-        graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
-        plan = units(project, names, settings.reps, settings.gradings, graded)
-        self.only = in_shard(assign(plan, self.shard.of), self.shard)
-        self.plan = plan_id(project, names, settings.reps, settings.gradings, self.shard.of)
-        self.skills = [s.name for s in project.skills]
-        self.writer: ShardWriter | None = None
-
-
-class RunScale:
-    """The run's cache, prices and shard: wired into the engine and the run's files, counted at the end."""
-
-    def __init__(self, project: Project, cache_on: bool, shard: str | None = None, settings: Settings | None = None):
-        config = project.config
-        self.project = project
-        self.prices = prices_of(config)  # a bad pricing section stops the run before any call
-        self.ids = model_ids(config)
-        self.sharding = Sharding(project, shard, settings) if shard is not None and settings is not None else None
-        self.cache = ResponseCache.open(cache_folder(config.root), warn) if cache_on else None
-
-    def run_files(
-        self,
-        run_dir: RunDir,
-        header: Header,
-        meta: Mapping[str, object],
-        previous: Mapping[str, ResultEntry],
-        html: bool,
-    ) -> RunFiles:
-        """The run's file writer. A shard writes its verdicts to shard.result.json in its own folder (its
-        gate is partial: merge decides the real one) and keeps shard.json up to date."""
-        project = self.project
-        if self.sharding is not None:
-            s = self.sharding
-            project = project._replace(config=project.config._replace(result_file=run_dir.path / "shard.result.json"))
-            previous = {}
-            s.writer = ShardWriter(run_dir.path, s.shard, s.plan, s.skills, run_dir.redact)
-        files = RunFiles(project, run_dir, header, meta, previous, html)
-        files.extras = self.skill_extras
-        return files
-
-    def finish(self, code: int) -> int:
-        """The exit code: a shard's own gate is partial, so a finished shard exits 0 and says so."""
-        if self.sharding is None or self.sharding.writer is None:
-            return code
-        self.sharding.writer.write(True)
-        s = self.sharding.shard
-        print(f"Shard {s.k}/{s.of} finished: a partial run; skill-be merge decides the gate.", flush=True)
-        return 0
-
-    def attach(self, engine: Engine) -> None:
-        if self.sharding is not None:
-            engine.only = self.sharding.only
-        if self.cache is None:
-            return
-        config = self.project.config
-        identities = {
-            id(m.adapter): adapter_identity(e, config.root) for m, e in zip(engine.models, config.models, strict=True)
-        }
-        if engine.grader is not None:
-            identities[id(engine.grader.adapter)] = adapter_identity(config.grader, config.root)
-        engine.cache = CachedCalls(self.cache, identities, [s.name for s in self.project.skills])
-
-    def skill_extras(self, run: SkillRun) -> tuple[list[str], dict[str, object]]:
-        """The report lines and summary.json keys of one finished skill."""
-        if self.sharding is not None and self.sharding.writer is not None:
-            self.sharding.writer.skill(run)
-        calls = self.cache.counts(run.skill.name) if self.cache is not None and self.cache.enabled else None
-        lines, keys = skill_costs(run.outputs, self.prices, self.ids, BASELINE, WITH_SKILL, calls)
-        if self.sharding is not None:
-            s = self.sharding.shard
-            lines.insert(0, f"Partial run: shard {s.k}/{s.of}; its gate counts only this shard's reps.")
-        return lines, keys
-
-    def meta(self) -> dict[str, object]:
-        """summary.json's run-level `cache` key (null when off), and `shard` in a partial run."""
-        doc: dict[str, object] = {"cache": None}
-        if self.cache is not None and self.cache.enabled:
-            doc["cache"] = {"folder": str(self.cache.folder), "calls": self.cache.counts()}
-        if self.sharding is not None:
-            doc["shard"] = {"index": self.sharding.shard.k, "of": self.sharding.shard.of, "plan": self.sharding.plan}
-        return doc
-
-
 def written_with(written: Sequence[Path], junit: Path | None) -> list[Path]:
     return [*written, junit] if junit is not None else list(written)
+
+
+def engine_seams(parts: Parts, cache: CacheUse | None, sharding: Sharding | None) -> tuple[CallHook | None, UnitFilter]:
+    """The call hook and unit filter of a run: the cache when on, this shard's units when sharded."""
+    hook = cache.hook(parts.models, parts.grader) if cache is not None else None
+    return hook, sharding.units if sharding is not None else every_unit

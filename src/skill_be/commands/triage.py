@@ -10,14 +10,13 @@ from pathlib import Path
 
 from skill_be.commands.assembly import assemble, engine_settings, interruptible
 from skill_be.commands.common import warn
-from skill_be.engine.triage import Failure, Triage, failures
-from skill_be.errors import ConfigError
+from skill_be.engine.triage import Failure, Triage
 from skill_be.paths import shown
 from skill_be.project.loader import Project, load_project
 from skill_be.reports.triage import triage_lines, triage_report
 from skill_be.results.atomic import write_atomic
-from skill_be.results.run_dir import run_id
-from skill_be.results.summary_file import read_summary
+from skill_be.results.run_dir import latest_run, run_id
+from skill_be.results.summary_file import failures, read_summary
 
 
 def main(
@@ -26,21 +25,14 @@ def main(
     return asyncio.run(interruptible(lambda: _triage(config_path, list(skills), below, samples, keep_deps)))
 
 
-def latest_run(results: Path) -> Path:
-    runs = sorted(p for p in results.glob("*") if (p / "summary.json").is_file()) if results.is_dir() else []
-    if not runs:
-        raise ConfigError(f'{shown(results)}: no earlier run to triage (no summary.json); run "skill-be run" first')
-    return runs[-1]
-
-
 async def _triage(config_path: Path, names: list[str], below: int | None, samples: int, keep_deps: bool) -> int:
     project = load_project(config_path, names, warn=warn)
     config = project.config
-    run_dir = latest_run(config.results)
+    run_dir = latest_run(config.results, "triage")
     summary = read_summary(run_dir / "summary.json")  # through its model: a broken file is one line
     todo = failures(summary, [s.name for s in project.skills], below)
     ours = {s.name for s in project.skills}
-    errors = {n: s.get("errors", 0) for n, s in summary.get("skills", {}).items() if n in ours}
+    errors = {n: s.errors for n, s in summary.skills.items() if n in ours}
     tested = project._replace(
         skills=tuple(s for s in project.skills if any(f.is_test and f.skill == s.name for f in todo))
     )

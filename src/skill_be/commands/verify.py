@@ -8,6 +8,7 @@ from skill_be.checks import run_checks
 from skill_be.commands.common import result_line, warn
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill, load_project
+from skill_be.reports import strings
 from skill_be.results.result_file import ResultFile, read_result_file
 from skill_be.results.staleness import short_of_config, what_changed
 
@@ -39,7 +40,7 @@ def result_file_lines(project: Project, result: ResultFile | None) -> tuple[list
     if problems:
         return [f"result file {name}: {len(problems)} problem(s)", *problems], False
     n = len(project.skills)
-    lines = [f"result file {name}: {n} skill(s) match their last run, every one READY"]
+    lines = [strings.VERIFY_ALL_READY.format(name=name, n=n)]
     return lines + trigger_lines(project, result), True
 
 
@@ -64,5 +65,5 @@ def _problem(project: Project, skill: Skill, result: ResultFile) -> str | None:
         return f'  - skill "{skill.name}": changed since its last run ({what}); {rerun}'
     if not entry.ready:
         why = "; ".join(entry.reasons) if entry.reasons else "no reason recorded"
-        return f'  - skill "{skill.name}": NOT READY at its last run ({entry.date}): {why}; fix it and {rerun}'
+        return strings.VERIFY_NOT_READY.format(skill=skill.name, date=entry.date, why=why, rerun=rerun)
     return None

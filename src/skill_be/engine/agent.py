@@ -16,28 +16,36 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skill_be.adapters.base import Answer, Usage
 from skill_be.agents.base import AgentDriver, AgentLimits, AgentSetup, ModelEndpoint, SkillToInstall, Transcript
 from skill_be.agents.checks import CHECK_PREFIX, check_lines, expand_names
 from skill_be.agents.record import composite, record_of, summary_of
-from skill_be.agents.workspace import Files, WorkspaceError, check_files, digest, git_repo, start_files
+from skill_be.agents.workspace import (
+    Files,
+    WorkspaceError,
+    check_files,
+    digest,
+    folder_to_install,
+    git_repo,
+    start_files,
+)
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.observations import Output
-from skill_be.engine.prompts import ARM_WORDS, WITH_SKILL
+from skill_be.engine.prompts import WITH_SKILL
 from skill_be.project.agent_models import AgentScenario
 from skill_be.project.evals import Scenario
 from skill_be.project.loader import Skill
 
 if TYPE_CHECKING:
     from skill_be.agents.container import AgentRun, CheckResult
-    from skill_be.engine.runner import Call, CallTag, Engine, Model
+    from skill_be.engine.arms import Arm
+    from skill_be.engine.calls import Call, CallTag, Model
+    from skill_be.engine.runner import Engine
 
 AGENT_ADAPTERS = ("claude-cli", "pi-cli", "opencode-cli")  # the adapters whose CLI can act as an agent
 SKILL_LOADED, SKILL_NOT_LOADED = "skill loaded", "skill not loaded"
-SKILL_FILE_LIMIT = 8 << 20
 
 
 class AgentSandbox(Protocol):
@@ -92,18 +100,6 @@ def skill_lines(agent: AgentScenario) -> tuple[str, ...]:
 def skill_to_install(skill: Skill) -> SkillToInstall:
     """The whole skill folder (SKILL.md, scripts/, references/, assets/), as a user installs it."""
     return folder_to_install(skill.dir, skill.doc.name, skill.doc.description or "")
-
-
-def folder_to_install(folder: Path, name: str, description: str) -> SkillToInstall:
-    files: dict[str, bytes] = {}
-    total = 0
-    for p in sorted(folder.rglob("*")):
-        if p.is_file() and not p.is_symlink() and ".git" not in p.relative_to(folder).parts:
-            total += p.stat().st_size
-            if total > SKILL_FILE_LIMIT:
-                break
-            files[p.relative_to(folder).as_posix()] = p.read_bytes()
-    return SkillToInstall(name=name, description=description, files=files)
 
 
 class AgentSide:
@@ -166,15 +162,16 @@ class AgentSide:
         return json.dumps(doc, sort_keys=True)
 
     async def output(
-        self, engine: Engine, skill: Skill, skill_index: int, sl: ScenarioLines, model: Model, rep: int, arm: str
+        self, engine: Engine, skill: Skill, skill_index: int, sl: ScenarioLines, model: Model, rep: int, arm_of: Arm
     ) -> Output:
-        from skill_be.engine.runner import GENERATE, CallTag
+        from skill_be.engine.runner import GENERATE
 
+        arm = arm_of.name
         sc = sl.scenario
         agent = sc.agent
         assert agent is not None
         out = Output(scenario=sc.id, model=model.label, rep=rep, arm=arm, prompt_chars=len(sc.prompt))
-        where = f"rep {rep} {ARM_WORDS[arm]}"
+        where = f"rep {rep} {arm_of.words}"
         am = self.models[model.label]
         try:
             files = self._workspace(skill, sc)
@@ -190,14 +187,12 @@ class AgentSide:
             tools=agent.tools,
             limits=AgentLimits(agent.max_turns, float(agent.timeout_seconds), agent.max_tokens),
         )
-        tag = CallTag("generate", sc.id, rep, arm)
+        tag = CallTag("generate", sc.id, rep, arm, skill=skill.name)
         failed: dict[str, Any] = {}
         make = self._maker(engine, am.drivers[agent.sandbox], setup, files, failed, self.sandboxes[agent.sandbox])
         key = self.cache_prompt(sc, am, setup, files)
         priority = engine.priority(skill_index, GENERATE)
-        call = await (
-            engine.cache.call(make, model, key, priority, tag) if engine.cache else make(model, key, priority, tag)
-        )
+        call = await engine.hook.call(make, model, key, priority, tag)
         out.seconds = call.seconds
         if call.answer is None:
             out.agent = failed.get("record")
@@ -222,7 +217,7 @@ class AgentSide:
         failed: dict[str, Any],
         box: AgentSandbox,
     ) -> Callable[[Model, str, tuple[int, ...], CallTag], Any]:
-        from skill_be.engine.runner import Call
+        from skill_be.engine.calls import Call
 
         async def make(model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
             async with engine.limiter.slot(priority):
@@ -266,7 +261,7 @@ class AgentSide:
         results: list[LineResult] = []
         jobs = []
         if sc.criteria and engine.grader is not None:
-            jobs.append(engine._grade_all(out, sc.criteria, skill_index, where))
+            jobs.append(engine._grade_all(out, sc.criteria, skill_index, where, skill.name))
         if agent.checks:
             jobs.append(self._checks(engine, skill_index, agent, after, results, out, where))
         if sc.output is not None and engine.tests is not None:

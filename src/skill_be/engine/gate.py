@@ -352,6 +352,61 @@ def _zero(
     return tuple(zero)
 
 
+def _scenario_evidence(
+    fx: Effects,
+    critical: set[str],
+    samples: Samples,
+    levels: Levels,
+    margin: float,
+    blocks: list[EvidenceBlock],
+    seen: set[tuple[str, str, str | None]],
+    unclear: list[Inconclusive],
+) -> None:
+    """Each critical scenario's pooled delta on each model: a block when its bound is below 0, else
+    inconclusive when its interval reaches past -margin and above 0. Adds to `blocks` and `unclear`."""
+    for e in fx.scenarios:
+        if not e.critical or e.scenario not in critical:
+            continue
+        if (e.scenario, e.model, None) in seen:  # blocked at the first look: it stands
+            continue
+        base, skill = samples[(e.scenario, e.model)]
+        bound = stats.pooled_delta(base, skill, 1 - 2 * levels.scenario_level)
+        if bound.high < 0:
+            blocks.append(EvidenceBlock(e.scenario, e.model, None, bound, levels.look))
+            seen.add((e.scenario, e.model, None))
+            continue
+        iv = e.interval
+        if iv.low < -margin and iv.high > 0:
+            unclear.append(Inconclusive(e.scenario, e.model, None, iv, e.reps_to_decide, min(e.answers)))
+
+
+def _line_evidence(
+    crit_lines: Sequence[LineScore],
+    levels: Levels,
+    margin: float,
+    blocks: list[EvidenceBlock],
+    seen: set[tuple[str, str, str | None]],
+    unclear: list[Inconclusive],
+) -> None:
+    """Each critical line on each model, as `_scenario_evidence` (a line of a blocked scenario is not
+    also inconclusive)."""
+    z_line = stats.z_one_sided(levels.line_level)
+    blocked_scenarios = {(b.scenario, b.model) for b in blocks if b.line is None}
+    for x in crit_lines:
+        if (x.scenario, x.model, x.line) in seen:
+            continue
+        bound = x.interval(z_line)
+        if bound.high < 0:
+            blocks.append(EvidenceBlock(x.scenario, x.model, x.line, bound, levels.look, x))
+            continue
+        iv = x.interval()
+        if (x.scenario, x.model) not in blocked_scenarios and iv.low < -margin and iv.high > 0:
+            half = _half_width_to_decide(iv.estimate, margin, True)
+            reps = stats.reps_to_decide(x.variance(), half, Z_DECIDE)
+            have = min(x.baseline_total, x.with_skill_total)
+            unclear.append(Inconclusive(x.scenario, x.model, x.line, iv, max(reps, have + 1), have))
+
+
 def _evidence(
     scores: Sequence[LineScore],
     scenarios: Sequence[Scenario],
@@ -388,35 +443,8 @@ def _evidence(
     seen = {(b.scenario, b.model, b.line) for b in blocks}
     unclear: list[Inconclusive] = []
     if fx is not None:
-        for e in fx.scenarios:
-            if not e.critical or e.scenario not in critical:
-                continue
-            iv = e.interval
-            base, skill = samples[(e.scenario, e.model)]
-            if (e.scenario, e.model, None) in seen:  # blocked at the first look: it stands
-                continue
-            bound = stats.pooled_delta(base, skill, 1 - 2 * levels.scenario_level)
-            if bound.high < 0:
-                blocks.append(EvidenceBlock(e.scenario, e.model, None, bound, look))
-                seen.add((e.scenario, e.model, None))
-                continue
-            if iv.low < -margin and iv.high > 0:
-                unclear.append(Inconclusive(e.scenario, e.model, None, iv, e.reps_to_decide, min(e.answers)))
-    z_line = stats.z_one_sided(levels.line_level)
-    blocked_scenarios = {(b.scenario, b.model) for b in blocks if b.line is None}
-    for x in crit_lines:
-        if (x.scenario, x.model, x.line) in seen:
-            continue
-        bound = x.interval(z_line)
-        if bound.high < 0:
-            blocks.append(EvidenceBlock(x.scenario, x.model, x.line, bound, look, x))
-            continue
-        iv = x.interval()
-        if (x.scenario, x.model) not in blocked_scenarios and iv.low < -margin and iv.high > 0:
-            half = _half_width_to_decide(iv.estimate, margin, True)
-            reps = stats.reps_to_decide(x.variance(), half, Z_DECIDE)
-            have = min(x.baseline_total, x.with_skill_total)
-            unclear.append(Inconclusive(x.scenario, x.model, x.line, iv, max(reps, have + 1), have))
+        _scenario_evidence(fx, critical, samples, levels, margin, blocks, seen, unclear)
+    _line_evidence(crit_lines, levels, margin, blocks, seen, unclear)
     error_blocks = config.block_on_errors and errors > 0
     inconclusive_blocks = config.inconclusive == "block" and bool(unclear)
     ready = not zero and not blocks and not error_blocks and not inconclusive_blocks

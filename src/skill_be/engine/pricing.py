@@ -10,50 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from skill_be.adapters.base import Answer, Usage
 from skill_be.engine.cache import generation_key, grading_key
 from skill_be.engine.prompts import ARMS, grader_prompt, model_prompt
-from skill_be.project import where as v
+from skill_be.project.config import Price
 from skill_be.project.loader import Skill
-from skill_be.project.where import Where
+
+__all__ = ["Price"]  # the config's record (project/config.py); reports and commands import it from here too
 
 CHARS_PER_TOKEN = 4
 ANSWER_TOKENS = 500  # output tokens of one answer, before it exists
 GRADING_TOKENS = 200  # output tokens of one grading reply
 ANSWER_CHARS = ANSWER_TOKENS * CHARS_PER_TOKEN  # an answer's size in a grading prompt, before it exists
-PRICE_KEYS = ("input", "output")
-
-
-class Price(NamedTuple):
-    """US dollars per million tokens."""
-
-    input: float
-    output: float
-
-
-def parse_pricing(value: object, where: Where) -> dict[str, Price]:
-    """`pricing:` maps a model id to `{input: <$ per million input tokens>, output: <$ per million output>}`."""
-    if not isinstance(value, dict):
-        raise where.error(
-            f"must map each model id to its prices, such as claude-sonnet-4-5: {{input: 3, output: 15}} "
-            f"(US dollars per million tokens), not {v.type_name(value)}"
-        )
-    prices: dict[str, Price] = {}
-    for model, entry in value.items():
-        w = where.key(str(model))
-        m = v.mapping(entry, w, PRICE_KEYS)
-        amounts: list[float] = []
-        for key in PRICE_KEYS:
-            if m.get(key) is None:
-                raise w.error(f'missing required key "{key}" (US dollars per million {key} tokens)')
-            amount = m[key]
-            if isinstance(amount, bool) or not isinstance(amount, int | float) or amount < 0:
-                raise w.key(key).error(f"must be a number of US dollars, 0 or more, not {v.type_name(amount)}")
-            amounts.append(float(amount))
-        prices[str(model)] = Price(amounts[0], amounts[1])
-    return prices
 
 
 def tokens_of(chars: int) -> int:

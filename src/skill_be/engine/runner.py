@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from skill_be.adapters.base import Adapter, AdapterStartError, Answer, CallContext
+from skill_be.adapters.base import AdapterStartError, CallContext
+from skill_be.engine.arms import DEFAULT_ARMS, Arm
+from skill_be.engine.calls import LIVE, Call, CallHook, CallTag, Model
 from skill_be.engine.gate import Gate, LineScore, ScenarioLines
 from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.observations import Grading, Output, TestRun
-from skill_be.engine.prompts import ARM_WORDS, ARMS, grader_prompt, model_prompt
+from skill_be.engine.prompts import grader_prompt
 from skill_be.engine.topup import settle
 from skill_be.engine.verdicts import Unparseable, majority, parse_verdicts
 from skill_be.project.config import GateConfig
@@ -21,9 +23,22 @@ from skill_be.project.loader import Skill
 
 if TYPE_CHECKING:
     from skill_be.engine.agent import AgentSide
-    from skill_be.engine.cache import CallHook
+
+__all__ = ["Call", "CallTag", "Engine", "Model", "Settings", "SkillRun"]  # Call, CallTag, Model: engine/calls.py
 
 GRADE, GENERATE = 0, 1
+UnitFilter = Callable[[str, str, str, int], bool]  # (skill, scenario, model label, rep) -> run it
+
+
+RepRunner = Callable[[ScenarioLines, Model, int], Coroutine[Any, Any, None]]
+
+
+def every_unit(skill: str, scenario: str, model: str, rep: int) -> bool:
+    return True
+
+
+async def _no_reps(sl: ScenarioLines, model: Model, rep: int) -> None:
+    raise AssertionError("no reps to top up with")  # pragma: no cover - settle is told top_up False
 
 
 class CodeTests(Protocol):
@@ -62,33 +77,6 @@ class Settings:
     top_up: bool = False  # --top-up: more reps for what the evidence rule finds inconclusive
 
 
-@dataclass(frozen=True)
-class Model:
-    label: str
-    adapter: Adapter
-
-
-class CallTag(NamedTuple):
-    """What a model call is for. Everything that decides the answer besides the prompt and the model
-    (a rep is an independent sample, so is each grading), for whoever wants to tell calls apart."""
-
-    kind: str  # generate | grade | classify
-    scenario: str = ""
-    rep: int = 0
-    arm: str = ""
-    k: int = 0  # the grading's index, 1-based
-    attempt: int = 1  # a retried grading is another call: the cache keeps both apart
-    model: str = ""  # a grading's: the label of the model whose answer it grades
-
-
-class Call(NamedTuple):
-    """One model call's outcome: the answer, or the reason there is none."""
-
-    answer: Answer | None
-    error: str | None
-    seconds: float
-
-
 @dataclass
 class SkillRun:
     skill: Skill
@@ -104,6 +92,12 @@ class SkillRun:
 
 
 class Engine:
+    """One pipeline for every command that benchmarks: what varies is given at construction, never
+    patched afterwards. `hook` answers or makes each call (live, the response cache, regrade's stored
+    answers); `units` picks the (skill, scenario, model, rep) to run (all, a shard); `arms` are what
+    each rep runs (baseline and with skill; a new kind of arm is one more entry); `agents` makes the
+    outputs of agent scenarios (engine/agent.py; None: the project has none)."""
+
     def __init__(
         self,
         models: Sequence[Model],
@@ -113,26 +107,30 @@ class Engine:
         listener: Listener | None = None,
         tests: CodeTests | None = None,
         redact: Callable[[str], str] = lambda text: text,
+        *,
+        hook: CallHook = LIVE,
+        units: UnitFilter = every_unit,
+        arms: Sequence[Arm] = DEFAULT_ARMS,
+        agents: AgentSide | None = None,
     ) -> None:
-        self.models = list(models)
+        self.models = tuple(models)
         self.grader = grader
         self.limiter = limiter
         self.settings = settings
         self.listener: Listener = listener or NoListener()
         self.tests = tests
         self.redact = redact
+        self.hook = hook
+        self.units = units
+        self.arms = tuple(arms)
         self._seq = 0
-        self.cache: CallHook | None = None  # engine/cache.py: run's response cache; regrade's stored answers
-        self.only: Callable[[str, str, str, int], bool] | None = None  # (skill, scenario, model, rep) to run
-        self.agents: AgentSide | None = None  # agent scenarios (engine/agent.py); set by the command
+        self.agents = agents
 
     async def call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
-        """Every model call goes through here: under the shared limit and the per-call timeout.
-        Failures are returned, not raised, except an adapter that cannot start at all, which stops
-        the command."""
-        if self.cache is not None:  # a hit takes no slot and calls no model
-            return await self.cache.call(self._call, model, prompt, priority, tag)
-        return await self._call(model, prompt, priority, tag)
+        """Every model call goes through here: the hook first (a hit takes no slot and calls no model),
+        then under the shared limit and the per-call timeout. Failures are returned, not raised, except
+        an adapter that cannot start at all, which stops the command."""
+        return await self.hook.call(self._call, model, prompt, priority, tag)
 
     async def _call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         async with self.limiter.slot(priority):
@@ -154,60 +152,78 @@ class Engine:
         self._seq += 1
         return (skill_index, kind, self._seq)
 
-    async def run_skill(self, skill: Skill, skill_index: int) -> SkillRun:
-        started = time.monotonic()
-        lines = [
-            ScenarioLines(sc, self.tests.test_names(skill.name, sc.id) if self.tests and sc.output else ())
+    def lines(self, skill: Skill) -> list[ScenarioLines]:
+        """Each scenario's lines: its criteria and, where it has an output contract, its code tests."""
+        tests = self.tests
+        return [
+            ScenarioLines(sc, tests.test_names(skill.name, sc.id) if tests and sc.output else ())
             for sc in skill.evals.scenarios
         ]
+
+    async def run_skill(self, skill: Skill, skill_index: int) -> SkillRun:
+        """Every arm of every unit the filter keeps, graded and tested as each output exists; then the
+        scores and gate, and with --top-up (engine/topup.py) more reps of what was inconclusive."""
+        started = time.monotonic()
+        lines = self.lines(skill)
         if self.agents is not None:  # agent hook 1/3: checks and the skill line are lines too
             lines = [
                 ScenarioLines(sl.scenario, self.agents.line_names(sl.scenario, sl.tests)) if sl.scenario.agent else sl
                 for sl in lines
             ]
         reps = self.settings.reps
-        # run --shard: only this shard's reps (results/shards.py); every rep otherwise
         mine = [
             (sl, m, rep)
             for sl in lines
             for m in self.models
             for rep in range(1, reps + 1)
-            if self.only is None or self.only(skill.name, sl.scenario.id, m.label, rep)
+            if self.units(skill.name, sl.scenario.id, m.label, rep)
         ]
-        total = len(mine)
-        done = 0
         outputs: list[Output] = []
+        done = 0
 
         async def one_rep(sl: ScenarioLines, model: Model, rep: int) -> None:
             nonlocal done
-            pair = await asyncio.gather(*(self._output(skill, skill_index, sl, model, rep, arm) for arm in ARMS))
-            outputs.extend(pair)
+            arms = (self._output(skill, skill_index, sl, model, rep, arm) for arm in self.arms)
+            outputs.extend(await asyncio.gather(*arms))
             done += 1
-            self.listener.rep_done(skill, sl.scenario.id, model.label, rep, done, total)
+            self.listener.rep_done(skill, sl.scenario.id, model.label, rep, done, len(mine))
 
         async with asyncio.TaskGroup() as group:
             for sl, model, rep in mine:
                 group.create_task(one_rep(sl, model, rep))
         if self.agents is not None:  # agent hook 2/3: a JSON-lines check's entries become its lines
             lines = self.agents.final_lines(lines, outputs)
-        # engine/topup.py: scores and gate, and with --top-up more reps of what was inconclusive
-        scores, gate = await settle(
-            lines, self.models, outputs, self.settings.gate, reps, self.settings.top_up, one_rep
-        )
-        return SkillRun(skill, lines, outputs, scores, gate, time.monotonic() - started)
+        return await self.settle(skill, lines, outputs, time.monotonic() - started, one_rep)
+
+    async def settle(
+        self,
+        skill: Skill,
+        lines: Sequence[ScenarioLines],
+        outputs: list[Output],
+        seconds: float,
+        run_rep: RepRunner | None = None,
+    ) -> SkillRun:
+        """The scores and gate of a skill's outputs (sorted in place): after run_skill's reps, or of
+        outputs made elsewhere (merge's shards). A top-up needs `run_rep`, and only run_skill has one."""
+        settings = self.settings
+        top_up = settings.top_up and run_rep is not None
+        arm_names = [a.name for a in self.arms]
+        rep = run_rep or _no_reps
+        scores, gate = await settle(lines, self.models, outputs, settings.gate, settings.reps, top_up, rep, arm_names)
+        return SkillRun(skill, list(lines), outputs, scores, gate, seconds)
 
     async def _output(
-        self, skill: Skill, skill_index: int, sl: ScenarioLines, model: Model, rep: int, arm: str
+        self, skill: Skill, skill_index: int, sl: ScenarioLines, model: Model, rep: int, arm: Arm
     ) -> Output:
         sc = sl.scenario
         if sc.agent is not None and self.agents is not None:  # agent hook 3/3: engine/agent.py
             return await self.agents.output(self, skill, skill_index, sl, model, rep, arm)
-        prompt = model_prompt(sc, arm, skill.doc.text, self.settings.template)
-        out = Output(scenario=sc.id, model=model.label, rep=rep, arm=arm, prompt_chars=len(prompt))
-        tag = CallTag("generate", sc.id, rep, arm)
+        prompt = arm.prompt(sc, skill, self.settings.template)
+        out = Output(scenario=sc.id, model=model.label, rep=rep, arm=arm.name, prompt_chars=len(prompt))
+        tag = CallTag("generate", sc.id, rep, arm.name, skill=skill.name)
         answer, error, seconds = await self.call(model, prompt, self.priority(skill_index, GENERATE), tag)
         out.seconds = seconds
-        where = f"rep {rep} {ARM_WORDS[arm]}"
+        where = f"rep {rep} {arm.words}"
         if answer is None:
             out.error = error
             out.errors.append(f"{where}: the generation failed ({error}); its lines count as 0")
@@ -215,20 +231,20 @@ class Engine:
             out.text, out.usage, out.meta = answer.text, answer.usage, dict(answer.meta)
             jobs = []
             if sc.criteria and self.grader is not None:
-                jobs.append(self._grade_all(out, sc.criteria, skill_index, where))
+                jobs.append(self._grade_all(out, sc.criteria, skill_index, where, skill.name))
             if sc.output is not None and self.tests is not None:
                 jobs.append(self._test(out, skill, sc.id, where))
             await asyncio.gather(*jobs)
         self.listener.output_done(skill, out, sl)
         return out
 
-    async def _grade_all(self, out: Output, criteria: Sequence[str], skill_index: int, where: str) -> None:
+    async def _grade_all(self, out: Output, criteria: Sequence[str], skill_index: int, where: str, skill: str) -> None:
         assert out.text is not None and self.grader is not None
         prompt = grader_prompt(self.settings.grader_rules, criteria, out.text)
         out.gradings = list(
             await asyncio.gather(
                 *(
-                    self._grade_once(k, prompt, len(criteria), skill_index, out)
+                    self._grade_once(k, prompt, len(criteria), skill_index, out, skill)
                     for k in range(1, self.settings.gradings + 1)
                 )
             )
@@ -248,12 +264,12 @@ class Engine:
             yes = sum(1 for v in good if v[i - 1])
             out.notes.append(f"{where}: criterion {i}: the gradings split {yes}-{len(good) - yes}; counted as NO")
 
-    async def _grade_once(self, k: int, prompt: str, n: int, skill_index: int, out: Output) -> Grading:
+    async def _grade_once(self, k: int, prompt: str, n: int, skill_index: int, out: Output, skill: str) -> Grading:
         """A failed or unparseable grading is retried once."""
         assert self.grader is not None
         g = Grading(k=k)
         for attempt in (1, 2):
-            tag = CallTag("grade", out.scenario, out.rep, out.arm, k, attempt, out.model)
+            tag = CallTag("grade", out.scenario, out.rep, out.arm, k, attempt, out.model, skill)
             answer, error, seconds = await self.call(self.grader, prompt, self.priority(skill_index, GRADE), tag)
             g.seconds += seconds
             if answer is None:

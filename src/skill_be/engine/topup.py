@@ -53,9 +53,12 @@ def plan_top_up(gate: Gate, reps: int, cap: int) -> list[TopUp]:
     return [TopUp(sc, m, reps, target) for (sc, m), target in want.items() if target > reps]
 
 
-def _order(lines: Sequence[ScenarioLines], models: Sequence[str], outputs: list[Output]) -> None:
+def _order(
+    lines: Sequence[ScenarioLines], models: Sequence[str], outputs: list[Output], arms: Sequence[str] = ARMS
+) -> None:
     order = {(sl.scenario.id, m): i for i, (sl, m) in enumerate((sl, m) for sl in lines for m in models)}
-    outputs.sort(key=lambda o: (order[(o.scenario, o.model)], o.rep, ARMS.index(o.arm)))
+    rank = {arm: i for i, arm in enumerate(arms)}
+    outputs.sort(key=lambda o: (order[(o.scenario, o.model)], o.rep, rank.get(o.arm, len(rank))))
 
 
 async def settle(
@@ -66,6 +69,7 @@ async def settle(
     reps: int,
     top_up: bool,
     run_rep: Callable[[ScenarioLines, M, int], Coroutine[Any, Any, None]],
+    arms: Sequence[str] = ARMS,
 ) -> tuple[list[LineScore], Gate]:
     """Scores and gate of a skill's outputs (sorted in place), with the top-up's extra reps when asked."""
     labels = [m.label for m in models]
@@ -75,7 +79,7 @@ async def settle(
     looks = 2 if top_up and config.rule == "evidence" and config.top_up_reps > reps else 1
 
     def look(n: int, earlier: Gate | None) -> tuple[list[LineScore], Gate]:
-        _order(lines, labels, outputs)
+        _order(lines, labels, outputs, arms)
         scores = all_scores(lines, labels, outputs)
         errors = sum(len(o.errors) for o in outputs)
         samples = arm_samples(lines, labels, outputs)
@@ -96,15 +100,3 @@ async def settle(
                 group.create_task(run_rep(by_id[t.scenario], by_label[t.model], rep))
     first = replace(gate, top_up=tuple(plan))
     return look(2, first)
-
-
-def check_top_up(config: GateConfig, top_up: bool, config_name: str) -> None:
-    """--top-up only has something to do under the evidence rule: say so before any model call."""
-    if top_up and config.rule != "evidence":
-        from skill_be.errors import UsageError
-
-        raise UsageError(
-            f"--top-up: tops up what the evidence rule finds inconclusive, but {config_name} has gate.rule: "
-            f"{config.rule}; set gate.rule: evidence there, or drop --top-up",
-            "run",
-        )

@@ -32,37 +32,6 @@ class Failure:
         return self.line.startswith(TEST_PREFIX)
 
 
-def failures(summary: Mapping[str, object], skills: Sequence[str], below: int | None) -> list[Failure]:
-    """The lines that blocked the run (a zero on every model, a regression on its model) and, with
-    `below`, every line under that percentage with the skill; each (skill, scenario, model, line) once."""
-    out: dict[tuple[str, str, str, str], Failure] = {}
-    by_skill = summary.get("skills")
-    assert isinstance(by_skill, dict)
-    for name in skills:
-        s = by_skill.get(name)
-        if not isinstance(s, dict):
-            continue
-        models = [str(m) for sc in s["scenarios"] for m in sc["models"]]
-        labels = list(dict.fromkeys(models))
-        for z in s["gate"]["zero"]:
-            for model in labels:
-                out.setdefault(
-                    (name, z["scenario"], model, z["line"]),
-                    Failure(name, z["scenario"], model, z["line"], "universal 0%"),
-                )
-        for r in s["gate"]["regressions"]:
-            key = (name, r["scenario"], r["model"], r["line"])
-            out.setdefault(key, Failure(*key, f"regression {r['baseline']}% → {r['withSkill']}%"))
-        if below is not None:
-            for sc in s["scenarios"]:
-                for model, m in sc["models"].items():
-                    for line in m["lines"]:
-                        if line["withSkill"] < below:
-                            key = (name, sc["id"], model, line["line"])
-                            out.setdefault(key, Failure(*key, f"{line['withSkill']}% with the skill, below {below}%"))
-    return list(out.values())
-
-
 @dataclass(frozen=True)
 class Sample:
     answer: str | None  # None: it could not be generated

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from skill_be.adapters.base import Adapter, Answer, CallContext
 from skill_be.adapters.choice import Chooser, Offered, choice_prompt, choose_by_prompt
-from skill_be.engine.runner import GENERATE, CallTag, Engine, Model
+from skill_be.engine.calls import CallTag, Model
+from skill_be.engine.runner import GENERATE, Engine
 from skill_be.engine.trigger_scores import Observation, TriggerResult, decide
 from skill_be.project.triggers import TriggerQuery
 
@@ -93,7 +94,7 @@ async def run_triggers(
         model = by_label[label]
         wrapped = ChoiceCall(model.adapter, q.prompt, plan.offered, (choosers or {}).get(label), label)
         prompt = choice_prompt(q.prompt, plan.offered)  # every offered description is in the cache key
-        tag = CallTag(KIND, "trigger:" + query_id(q), rep, "", model=label)
+        tag = CallTag(KIND, "trigger:" + query_id(q), rep, "", model=label, skill=folder)
         answer, error, seconds = await engine.call(
             Model(label, wrapped), prompt, engine.priority(skill_index, GENERATE), tag
         )

@@ -6,6 +6,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from skill_be.proc import clip
+
 _MARKER = re.compile(r"verdicts\s*:", re.IGNORECASE)
 _PAIR = re.compile(r"(?<![\w.])(\d+)\s*[:.)=-]\s*\**\s*(yes|no)\b", re.IGNORECASE)
 _DECORATION = re.compile(r"[`*_#>|\-\s,;.]+")
@@ -49,7 +51,7 @@ def reasoning(reply: str, limit: int = 2000) -> str:
     """What a grader wrote before its last VERDICTS: block: its reasons, kept short."""
     marks = list(_MARKER.finditer(reply))
     text = (reply[: marks[-1].start()] if marks else reply).strip()
-    return text if len(text) <= limit else text[:limit] + "…"
+    return clip(text, limit, fold=False)
 
 
 @dataclass(frozen=True)

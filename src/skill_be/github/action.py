@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skill_be import __version__
 from skill_be.adapters.credentials import Redactor
@@ -27,8 +26,14 @@ from skill_be.github.inputs import (
     read_inputs,
 )
 from skill_be.github.publish import publish
+from skill_be.proc import stream_lines
+from skill_be.reports import strings
 from skill_be.reports.pr_comment import GateView, SkillView, render
 from skill_be.reports.quote import secret_forms
+
+if TYPE_CHECKING:
+    from skill_be.results.result_file import ResultFile
+    from skill_be.results.summary_models import CheckSummary, SummaryModel
 
 # Variables a child never needs: the action's inputs (the token among them) and the runner's own tokens.
 _CHILD_DROP_PREFIXES = ("INPUT_", "ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_")
@@ -49,39 +54,19 @@ def child_env(env: Mapping[str, str]) -> dict[str, str]:
 def run_command(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str], redact: Redactor, echo: bool = True
 ) -> Finished:
-    """Run skill-be as a child, its stdout and stderr passed through (redacted) and kept."""
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-    )
-    out: list[str] = []
-    err: list[str] = []
+    """Run skill-be as a child (proc.stream_lines), its stdout and stderr passed through (redacted) and kept."""
+    kept: dict[str, list[str]] = {"stdout": [], "stderr": []}
+    lock = threading.Lock()
 
-    def pump(src: IO[str], keep: list[str], dest: IO[str]) -> None:
-        for line in src:
-            clean = redact(line.rstrip("\n"))
-            keep.append(clean)
-            if echo:
-                print(clean, file=dest, flush=True)
+    def on_line(stream: str, line: str) -> None:
+        clean = redact(line)
+        with lock:
+            kept[stream].append(clean)
+        if echo:
+            print(clean, file=sys.stdout if stream == "stdout" else sys.stderr, flush=True)
 
-    assert proc.stdout is not None and proc.stderr is not None
-    threads = [
-        threading.Thread(target=pump, args=(proc.stdout, out, sys.stdout), daemon=True),
-        threading.Thread(target=pump, args=(proc.stderr, err, sys.stderr), daemon=True),
-    ]
-    for t in threads:
-        t.start()
-    code = proc.wait()
-    for t in threads:
-        t.join()
-    return Finished(code, out, err)
+    code = stream_lines(argv, cwd, env, on_line)
+    return Finished(code, kept["stdout"], kept["stderr"])
 
 
 def _secrets_of_config(config: Path, env: Mapping[str, str]) -> list[str]:
@@ -97,19 +82,17 @@ def _secrets_of_config(config: Path, env: Mapping[str, str]) -> list[str]:
     return [env[n] for n in names if isinstance(n, str) and env.get(n)]
 
 
-def _result(done: Finished) -> str:
-    """pass, blocked, or error: exit code 1 counts as blocked only with the command's Result line
-    (a crash also exits 1, and must not read as a gate that blocked)."""
+def _result(done: Finished, blocked: bool) -> str:
+    """pass, blocked, or error: exit code 1 counts as blocked only when what the command wrote says
+    its gate or a check blocked (a crash also exits 1, and must not read as a gate that blocked)."""
     if done.code == 0:
         return "pass"
-    if done.code == 1 and any(line.startswith("Result: blocked") for line in done.stdout):
-        return "blocked"
-    return "error"
+    return "blocked" if done.code == 1 and blocked else "error"
 
 
 def _result_line(done: Finished) -> str:
     for line in reversed(done.stdout):
-        if line.startswith("Result: "):
+        if line.startswith(strings.RESULT_PREFIX):
             return line
     for line in done.stderr:
         if line.startswith("skill-be") or ": " in line:
@@ -128,60 +111,95 @@ def _project(config: Path) -> Any:
         return None
 
 
-def _verify_checks(project: Any) -> Any:
+def _verify_checks(project: Any) -> list[CheckSummary] | None:
     """verify prints its checks without places: run them again here for their problems' files and
     lines (cheap when they are off; the typecheck's cost again when on)."""
     try:
         from skill_be.checks import run_checks
         from skill_be.reports.summary import checks_summary
 
-        return checks_summary(run_checks(project, lambda _line: None))
+        return gather.check_summaries(checks_summary(run_checks(project, lambda _line: None)))
     except Exception:  # verify itself already reported what stops the checks
         return None
 
 
+class Written(NamedTuple):
+    """What the command left behind, read through skill-be's models: the run folder and its summary
+    (run, regrade, merge), the checks, and whether any of it blocks."""
+
+    run_dir: Path | None = None
+    summary: SummaryModel | None = None
+    checks: list[CheckSummary] | None = None
+    result_file: ResultFile | None = None
+
+
+def _summary_of(run_dir: Path | None) -> SummaryModel | None:
+    if run_dir is None:
+        return None
+    from skill_be.errors import ConfigError
+    from skill_be.results.summary_file import read_summary
+
+    try:
+        return read_summary(run_dir / "summary.json")
+    except ConfigError:
+        return None
+
+
+def _result_file(project: Any) -> ResultFile | None:
+    from skill_be.errors import ConfigError
+    from skill_be.results.result_file import read_result_file
+
+    try:
+        return read_result_file(project.config.result_file)
+    except ConfigError:
+        return None
+
+
+def read_written(inputs: Inputs, project: Any, run_dir: Path | None, checks_doc: Any) -> Written:
+    if inputs.command in RUN_COMMANDS:
+        summary = _summary_of(run_dir)
+        return Written(run_dir if summary else None, summary, summary.checks if summary else None)
+    if inputs.command == "verify" and project is not None:
+        return Written(checks=_verify_checks(project), result_file=_result_file(project))
+    checks = gather.check_summaries(checks_doc.get("checks")) if isinstance(checks_doc, dict) else None
+    return Written(checks=checks)
+
+
+def _blocked(written: Written, skills: Sequence[SkillView]) -> bool:
+    """Whether the gate or a check blocked, by what the command wrote. A run's summary.json gets its
+    `checks` only at the very end, so a run that stopped half way never reads as blocked."""
+    checks_block = any(c.blocks for c in written.checks or ())
+    if written.summary is not None:
+        finished = written.summary.checks is not None
+        return finished and (checks_block or any(not s.ready for s in written.summary.skills.values()))
+    return checks_block or any(s.ready is not True or s.changed for s in skills)
+
+
 def build_view(
-    inputs: Inputs, ctx: Context, cwd: Path, config: Path, done: Finished, checks_doc: Any
+    inputs: Inputs, ctx: Context, cwd: Path, config: Path, done: Finished, checks_doc: Any, run_dir: Path | None = None
 ) -> tuple[GateView, Path | None]:
     """The gate's view of what the command did, and the run folder when `run`, `regrade` or `merge`
-    wrote one."""
+    wrote one (the new folder under the results folder, `new_run`)."""
     project = _project(config) if done.code in (0, 1) else None
     evals: dict[str, Path] = {s.name: s.eval_path for s in project.skills} if project else {}
+    written = read_written(inputs, project, run_dir, checks_doc)
     skills: list[SkillView] = []
-    checks_raw: Any = checks_doc.get("checks") if isinstance(checks_doc, dict) else None
     models: tuple[str, ...] = ()
     reps: int | None = None
     tokens: dict[str, tuple[int, int]] = {}
-    run_dir: Path | None = None
-    if inputs.command in RUN_COMMANDS:
-        summary_path = _written_summary(done.stdout, cwd)
-        if summary_path is not None:
-            run_dir = summary_path.parent
-            doc = gather.load_json_file(summary_path)
-            if isinstance(doc, dict):
-                skills = gather.skills_from_summary(doc, evals, ctx.workspace, cwd)
-                checks_raw = doc.get("checks")
-                models = tuple(str(m.get("label")) for m in doc.get("models") or [] if isinstance(m, dict))
-                reps = doc.get("reps") if isinstance(doc.get("reps"), int) else None
-                tokens = gather.tokens_of(doc)
-    elif inputs.command == "verify" and project is not None:
-        checks_raw = _verify_checks(project)
-        doc = gather.load_json_file(project.config.result_file)
+    if written.summary is not None:
+        doc = written.summary
+        skills = gather.skills_from_summary(doc, evals, ctx.workspace, cwd)
+        models = tuple(str(m.get("label")) for m in doc.models or [])
+        reps = doc.reps
+        tokens = gather.tokens_of(doc)
+    elif written.result_file is not None and project is not None:
+        entries = written.result_file.skills
+        changed = {s.name: _changed(project, s, entries) for s in project.skills}
         names = [s.name for s in project.skills]
-        changed: dict[str, bool] = {}
-        entries: dict[str, Any] = doc["skills"] if isinstance(doc, dict) and isinstance(doc.get("skills"), dict) else {}
-        for s in project.skills:
-            e = entries.get(s.name)
-            fp = e.get("fingerprint") if isinstance(e, dict) else None
-            # hook: issue 20, a version-1 entry (the Node tool's, skill-be 0.1's) compares the version-1 way
-            v2 = isinstance(fp, str) and fp.startswith("v2:")
-            changed[s.name] = fp != (project.fingerprint(s) if v2 else project.legacy_fingerprint(s))
-        if doc is not None:
-            skills = gather.skills_from_result_file(doc, names, changed, evals, ctx.workspace, cwd)
-            models = tuple(
-                dict.fromkeys(m for e in entries.values() if isinstance(e, dict) for m in e.get("models", []))
-            )
-    checks, problems = gather.checks_of(checks_raw, cwd, ctx.workspace)
+        skills = gather.skills_from_result_file(written.result_file, names, changed, evals, ctx.workspace, cwd)
+        models = tuple(dict.fromkeys(m for e in entries.values() for m in e.models))
+    checks, problems = gather.checks_of(written.checks, cwd, ctx.workspace)
     comparison = None
     if ctx.base is not None and project is not None and inputs.command in ("verify", "run"):
         from skill_be.github.base_compare import compare_with_base
@@ -189,7 +207,7 @@ def build_view(
         comparison = compare_with_base(project, cwd, *ctx.base)
     view = GateView(
         command=inputs.command,
-        result=_result(done),
+        result=_result(done, _blocked(written, skills)),
         result_line=_result_line(done),
         skills=tuple(skills),
         checks=tuple(checks),
@@ -209,8 +227,19 @@ def build_view(
     if project is not None and inputs.command in ("verify", "run"):
         from skill_be.github.base_compare import apply_rules
 
-        view = apply_rules(view, project.config.gate)
-    return view, run_dir
+        view = apply_rules(view, project.config.gate)  # gate.previous, gate.minDelta
+    return view, written.run_dir
+
+
+def _changed(project: Any, skill: Any, entries: Mapping[str, Any]) -> bool:
+    """Whether the skill changed since its result file entry. hook: issue 20, a version-1 entry (the
+    Node tool's, skill-be 0.1's) compares the version-1 way."""
+    entry = entries.get(skill.name)
+    if entry is None:
+        return True
+    fp = entry.fingerprint
+    v2 = isinstance(fp, str) and fp.startswith("v2:")
+    return bool(fp != (project.fingerprint(skill) if v2 else project.legacy_fingerprint(skill)))
 
 
 def outputs(view: GateView, report: Path, workspace: Path, run_dir: Path | None) -> dict[str, str]:
@@ -273,50 +302,16 @@ def main(
     for secret in _secrets_of_config(config, env):
         for form in secret_forms(secret):
             redactor.add(form)
-    base = [sys.executable, "-m", "skill_be"]
-    kid = child_env(env)
-    if inputs.command == "check":
-        done = run_command([*base, "check", "--json", *inputs.args], cwd, kid, redactor, echo=False)
-        checks_doc = _json(done.stdout)
-        if isinstance(checks_doc, dict):
-            for line in checks_doc.get("warnings", []):
-                print(line, file=sys.stderr)
-            lines = [str(x) for x in checks_doc.get("lines", [])]
-            print("\n".join(lines), flush=True)
-            done = Finished(done.code, lines, done.stderr)
-        else:
-            for line in [*done.stdout, *done.stderr]:
-                print(line, file=sys.stderr)
-    else:
-        args = expand_globs(inputs.args, cwd) if inputs.command == "merge" else inputs.args
-        done = run_command([*base, inputs.command, *args], cwd, kid, redactor)
-        checks_doc = None
-    view, run_dir = build_view(inputs, ctx, cwd, config, done, checks_doc)
-    full = redactor(render(view) + _skill_reports(view, run_dir))
-    report = _report_path(view, cwd, run_dir)
-    try:
-        report.parent.mkdir(parents=True, exist_ok=True)
-        report.write_text(full, encoding="utf-8")
-    except OSError as e:
-        warn(f"skill-be: could not write {report}: {e}")
+    results = _results_folder(config) if inputs.command in RUN_COMMANDS else None
+    before = run_folders(results)
+    done, checks_doc = run_skill_be(inputs, cwd, child_env(env), redactor)
+    view, run_dir = build_view(inputs, ctx, cwd, config, done, checks_doc, new_run(results, before))
+    report = write_report(view, cwd, run_dir, redactor, env)
     runner_files.write_outputs(outputs(view, report, ctx.workspace, run_dir), env)
-    runner_files.append_summary(full, env)
     code = 1 if view.result == "blocked" and done.code == 0 else done.code  # gate.previous, gate.minDelta
     if view.result == "blocked" and not inputs.fail_on_not_ready:
         code = 0
-
-    def make_client() -> Client:
-        if client_factory is not None:
-            return client_factory(ctx, inputs.token, redactor)
-        return Client(
-            ctx.api_url,
-            inputs.token,
-            redactor,
-            timeout=_float(env, "SKILL_BE_GITHUB_TIMEOUT", 10.0),
-            max_wait=_float(env, "SKILL_BE_GITHUB_MAX_WAIT", 60.0),
-            attempts=int(_float(env, "SKILL_BE_GITHUB_ATTEMPTS", 3)),
-        )
-
+    make_client = lambda: _client(ctx, inputs, redactor, env, client_factory)  # noqa: E731
     publish(make_client, ctx, inputs, view, redactor, warn, lambda line: print(line, flush=True))
     if inputs.artifact_dir:
         folder = ctx.workspace / inputs.artifact_dir
@@ -343,19 +338,58 @@ def _client(
     )
 
 
-def _written_summary(stdout: Sequence[str], cwd: Path) -> Path | None:
-    """The summary.json the closing "Written:" lines name (run, regrade and merge print them alike),
-    relative to the command's folder or absolute."""
-    written = False
-    for line in stdout:
-        text = line.strip()
-        if line == "Written:":
-            written = True
-        elif written and line.startswith("  ") and (text == "summary.json" or text.endswith("/summary.json")):
-            return cwd / text
-        elif written and not line.startswith("  "):
-            written = False
-    return None
+def run_skill_be(inputs: Inputs, cwd: Path, env: Mapping[str, str], redactor: Redactor) -> tuple[Finished, Any]:
+    """The command, its output passed through; with `check`, its `--json` document too."""
+    base = [sys.executable, "-m", "skill_be"]
+    if inputs.command != "check":
+        args = expand_globs(inputs.args, cwd) if inputs.command == "merge" else inputs.args
+        return run_command([*base, inputs.command, *args], cwd, env, redactor), None
+    done = run_command([*base, "check", "--json", *inputs.args], cwd, env, redactor, echo=False)
+    checks_doc = _json(done.stdout)
+    if not isinstance(checks_doc, dict):
+        for line in [*done.stdout, *done.stderr]:
+            print(line, file=sys.stderr)
+        return done, checks_doc
+    for line in checks_doc.get("warnings", []):
+        print(line, file=sys.stderr)
+    lines = [str(x) for x in checks_doc.get("lines", [])]
+    print("\n".join(lines), flush=True)
+    return Finished(done.code, lines, done.stderr), checks_doc
+
+
+def write_report(view: GateView, cwd: Path, run_dir: Path | None, redactor: Redactor, env: Mapping[str, str]) -> Path:
+    """The gate's report (and each skill's) to a file and the job summary; the file's path."""
+    full = redactor(render(view) + _skill_reports(view, run_dir))
+    report = _report_path(view, cwd, run_dir)
+    try:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(full, encoding="utf-8")
+    except OSError as e:
+        runner_files.warning(f"skill-be: could not write {report}: {e}")
+    runner_files.append_summary(full, env)
+    return report
+
+
+def _results_folder(config: Path) -> Path | None:
+    """The config's results folder, where run, regrade and merge write their run folder."""
+    try:
+        from skill_be.project.config import load_config
+
+        return Path(load_config(config).results)
+    except Exception:  # a broken config is the command's to report; then no run folder is looked for
+        return None
+
+
+def run_folders(results: Path | None) -> set[Path]:
+    from skill_be.results.run_dir import run_folders as folders
+
+    return set(folders(results)) if results is not None else set()
+
+
+def new_run(results: Path | None, before: set[Path]) -> Path | None:
+    """The run folder the command wrote: the newest one with a summary.json that was not there before."""
+    fresh = sorted(run_folders(results) - before)
+    return fresh[-1] if fresh else None
 
 
 def _skill_reports(view: GateView, run_dir: Path | None) -> str:

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from skill_be.reports import strings
 from skill_be.reports.pr_comment import GateView, SkillView
 from skill_be.results.compare import Comparison, SkillFiles, compare, scenarios_now
 from skill_be.results.git_files import Base, GitError, find_base, toplevel
@@ -82,5 +83,5 @@ def apply_rules(view: GateView, gate: Any) -> GateView:
     if not (any(s.ready is False for s in skills) and view.result == "pass"):
         return view._replace(skills=tuple(skills), warnings=tuple(warnings))
     names = " ".join(s.name for s in skills if s.ready is False)
-    line = f"Result: blocked by gate.previous or gate.minDelta (NOT READY: {names})"
+    line = strings.RESULT_RULES_BLOCKED.format(names=names)
     return view._replace(skills=tuple(skills), warnings=tuple(warnings), result="blocked", result_line=line)

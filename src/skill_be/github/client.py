@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from skill_be.adapters.credentials import Redactor
+from skill_be.http_retry import retry_after
 
 API_VERSION = "2022-11-28"
 
@@ -110,13 +111,10 @@ class Client:
     def _retry_wait(self, response: httpx.Response, attempt: int) -> float | None:
         """Seconds to wait before trying again, None when a retry cannot help."""
         status = response.status_code
-        retry_after = response.headers.get("retry-after")
-        if status in (403, 429) and (retry_after is not None or response.headers.get("x-ratelimit-remaining") == "0"):
-            try:
-                seconds = float(retry_after) if retry_after is not None else 60.0
-            except ValueError:
-                seconds = 60.0
-            return min(max(seconds, 0.0), self.max_wait)
+        asked = retry_after(response.headers)  # skill_be/http_retry.py, as the model adapters read it
+        named = "retry-after" in response.headers or "retry-after-ms" in response.headers
+        if status in (403, 429) and (named or response.headers.get("x-ratelimit-remaining") == "0"):
+            return min(60.0 if asked is None else asked, self.max_wait)
         if status >= 500:
             return self._backoff(attempt)
         return None

@@ -1,7 +1,7 @@
 """From what a command left behind (summary.json, the result file, `check --json`) to the gate's view.
 
-Read defensively: a result file from the Node tool has no `scores`, and a field that is missing or
-of another shape only leaves its part of the report out.
+Read through the files' models (results/summary_models.py, results/result_file.py): a result file
+from the Node tool has no `scores`, which only leaves its tables out.
 """
 
 from __future__ import annotations
@@ -11,10 +11,23 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_be.engine.gate import percent
 from skill_be.reports.pr_comment import CheckView, ModelTable, ProblemView, Row, SkillView
+from skill_be.reports.strings import SCENARIO_REASON_PREFIXES
+
+if TYPE_CHECKING:
+    from skill_be.results.result_file import ResultFile, Score
+    from skill_be.results.summary_models import (
+        CheckSummary,
+        GateSummary,
+        LineSummary,
+        SkillSummary,
+        SummaryModel,
+        Tokens,
+        UsageSummary,
+    )
 
 _ARM_NAMES = {"baseline": "baseline", "withSkill": "with skill", "with-skill": "with skill", "with_skill": "with skill"}
 
@@ -56,114 +69,95 @@ def scenario_lines(eval_file: Path) -> dict[str, int]:
     return found
 
 
-def checks_of(items: Any, cwd: Path, workspace: Path) -> tuple[list[CheckView], list[ProblemView]]:
-    """The checks from summary.json's `checks` or `check --json`'s `checks`."""
+def checks_of(
+    items: Sequence[CheckSummary] | None, cwd: Path, workspace: Path
+) -> tuple[list[CheckView], list[ProblemView]]:
+    """The checks from summary.json's `checks`, `check --json`'s or verify's (see `check_summaries`)."""
     checks: list[CheckView] = []
     problems: list[ProblemView] = []
-    for c in items if isinstance(items, list) else []:
-        if not isinstance(c, dict):
-            continue
-        name = str(c.get("name", "check"))
-        blocks = bool(c.get("blocks"))
-        lines = tuple(str(x) for x in c.get("lines", []) if isinstance(x, str))
-        checks.append(CheckView(name, lines, blocks))
-        for p in c.get("problems", []) or []:
-            if not isinstance(p, dict):
-                continue
-            line = p.get("line")
+    for c in items or ():
+        checks.append(CheckView(c.name, tuple(c.lines), c.blocks))
+        for p in c.problems:
+            file, line, skill = p.get("file"), p.get("line"), p.get("skill")
             problems.append(
                 ProblemView(
-                    check=name,
+                    check=c.name,
                     message=str(p.get("message", "")),
-                    path=repo_path(p.get("file") if isinstance(p.get("file"), str) else None, cwd, workspace),
-                    line=line if isinstance(line, int) else None,
-                    skill=p.get("skill") if isinstance(p.get("skill"), str) else None,
-                    blocks=blocks,
+                    path=repo_path(file if isinstance(file, str) else None, cwd, workspace),
+                    line=line if isinstance(line, int) and not isinstance(line, bool) else None,
+                    skill=skill if isinstance(skill, str) else None,
+                    blocks=c.blocks,
                 )
             )
     return checks, problems
 
 
-def _blocking_from_gate(gate: Any) -> tuple[tuple[str, str], ...]:
+def check_summaries(items: Any) -> list[CheckSummary] | None:
+    """`check --json`'s and verify's checks through summary.json's check model (None: unreadable)."""
+    from pydantic import ValidationError
+
+    from skill_be.results.summary_models import CheckSummary
+
+    try:
+        return [CheckSummary.model_validate(c) for c in items] if isinstance(items, list) else None
+    except ValidationError:
+        return None
+
+
+def _blocking_from_gate(gate: GateSummary) -> tuple[tuple[str, str], ...]:
     out: list[tuple[str, str]] = []
-    if not isinstance(gate, dict):
-        return ()
-    for z in gate.get("zero", []) or []:
-        if isinstance(z, dict):
-            out.append((str(z.get("scenario", "")), f'universal 0% with the skill: "{z.get("line", "")}"'))
-    for b in gate.get("blocks", []) or []:  # the evidence rule's blocks
-        if isinstance(b, dict):
-            out.append((str(b.get("scenario", "")), f'blocks on {b.get("model", "")}: "{b.get("line", "")}"'))
-    if gate.get("inconclusiveBlocks"):
-        for i in gate.get("inconclusive", []) or []:
-            if isinstance(i, dict):
-                out.append((str(i.get("scenario", "")), f'inconclusive on {i.get("model", "")}: "{i.get("line", "")}"'))
-    for r in gate.get("regressions", []) or []:
-        if isinstance(r, dict):
-            out.append(
-                (
-                    str(r.get("scenario", "")),
-                    f'regression on {r.get("model", "")}: "{r.get("line", "")}" '
-                    f"{r.get('baseline')}% → {r.get('withSkill')}%",
-                )
-            )
+    out += [(z.scenario, f'universal 0% with the skill: "{z.line}"') for z in gate.zero]
+    out += [(b.scenario, f'blocks on {b.model}: "{b.line or ""}"') for b in gate.blocks]  # the evidence rule's
+    if gate.inconclusive_blocks:
+        out += [(i.scenario, f'inconclusive on {i.model}: "{i.line or ""}"') for i in gate.inconclusive]
+    out += [
+        (r.scenario, f'regression on {r.model}: "{r.line}" {r.baseline}% → {r.with_skill}%') for r in gate.regressions
+    ]
     return tuple(out)
 
 
-def _blocking_from_reasons(reasons: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    """The result file keeps reasons as text: `universal 0%: <scenario> — "<line>"` and
-    `regression: <scenario> / <model> — ...`; others (errors) have no scenario to point at."""
+def _blocking_from_reasons(reasons: Sequence[str], scenarios: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """The result file keeps the gate's reasons as text; a reason about a scenario starts with the prefix
+    reports/strings.py gives it (`universal 0%: <scenario> — `, `regression: <scenario> / `). Others
+    (errors) have no scenario to point at."""
     out: list[tuple[str, str]] = []
     for r in reasons:
-        m = re.match(r"^universal 0%: (.+?) — ", r) or re.match(r"^regression: (.+?) / ", r)
-        if m:
-            out.append((m.group(1), r))
+        for sc in scenarios:
+            if any(r.startswith(prefix.format(scenario=sc)) for prefix in SCENARIO_REASON_PREFIXES):
+                out.append((sc, r))
+                break
     return tuple(out)
 
 
-def _n(passed: Any, total: Any) -> str:
-    return f"{passed}/{total}" if isinstance(passed, int) and isinstance(total, int) and total > 0 else ""
+def _n(passed: int, total: int) -> str:
+    return f"{passed}/{total}" if total > 0 else ""
 
 
-def _counts(line: Mapping[str, Any], arm: str) -> str:
+def _counts(line: LineSummary, arm: str) -> str:
     """summary.json's `counts`: {"baseline": [passed, total], "withSkill": [...]}, when present."""
-    counts = line.get("counts")
-    pair = counts.get(arm) if isinstance(counts, dict) else None
-    if isinstance(pair, list) and len(pair) == 2:
-        return _n(pair[0], pair[1])
-    return ""
+    if line.counts is None:
+        return ""
+    pair = line.counts.baseline if arm == "baseline" else line.counts.with_skill
+    return _n(pair[0], pair[1]) if len(pair) == 2 else ""
 
 
-def _int(x: Any) -> int | None:
-    return x if isinstance(x, int) and not isinstance(x, bool) else None
+def _arm(passed: int, total: int) -> tuple[int | None, str]:
+    """A `scores` arm: 2 of 3 -> (67, "2/3")."""
+    return (percent(passed, total), f"{passed}/{total}") if total > 0 else (None, "")
 
 
-def _arm(x: Any) -> tuple[int | None, str]:
-    """A `scores` arm: {"passed": 2, "total": 3} -> (67, "2/3")."""
-    if isinstance(x, dict):
-        passed, total = x.get("passed"), x.get("total")
-        if isinstance(passed, int) and isinstance(total, int) and total > 0:
-            return percent(passed, total), f"{passed}/{total}"
-    return None, ""
-
-
-def tables_from_summary(skill: Mapping[str, Any]) -> tuple[ModelTable, ...]:
+def tables_from_summary(skill: SkillSummary) -> tuple[ModelTable, ...]:
     per_model: dict[str, list[Row]] = {}
-    for sc in skill.get("scenarios", []) or []:
-        if not isinstance(sc, dict):
-            continue
-        models = sc.get("models")
-        for label, m in models.items() if isinstance(models, dict) else []:
-            for x in (m.get("lines", []) if isinstance(m, dict) else []) or []:
-                if not isinstance(x, dict):
-                    continue
-                per_model.setdefault(str(label), []).append(
+    for sc in skill.scenarios:
+        for label, m in sc.models.items():
+            for x in m.lines:
+                per_model.setdefault(label, []).append(
                     Row(
-                        scenario=str(sc.get("id", "")),
-                        line=str(x.get("line", "")),
-                        critical=bool(sc.get("critical")),
-                        baseline=_int(x.get("baseline")),
-                        with_skill=_int(x.get("withSkill")),
+                        scenario=sc.id,
+                        line=x.line,
+                        critical=sc.critical,
+                        baseline=x.baseline,
+                        with_skill=x.with_skill,
                         baseline_n=_counts(x, "baseline"),
                         with_skill_n=_counts(x, "withSkill"),
                     )
@@ -171,18 +165,16 @@ def tables_from_summary(skill: Mapping[str, Any]) -> tuple[ModelTable, ...]:
     return tuple(ModelTable(label, tuple(rows)) for label, rows in per_model.items())
 
 
-def tables_from_scores(scores: Any) -> tuple[ModelTable, ...]:
+def tables_from_scores(scores: Sequence[Score] | None) -> tuple[ModelTable, ...]:
     per_model: dict[str, list[Row]] = {}
-    for x in scores if isinstance(scores, list) else []:
-        if not isinstance(x, dict):
-            continue
-        base, base_n = _arm(x.get("baseline"))
-        skill, skill_n = _arm(x.get("withSkill"))
-        per_model.setdefault(str(x.get("model", "")), []).append(
+    for x in scores or ():
+        base, base_n = _arm(*x.baseline)
+        skill, skill_n = _arm(*x.with_skill)
+        per_model.setdefault(x.model, []).append(
             Row(
-                scenario=str(x.get("scenario", "")),
-                line=str(x.get("line", "")),
-                critical=bool(x.get("critical")),
+                scenario=x.scenario,
+                line=x.line,
+                critical=x.critical,
                 baseline=base,
                 with_skill=skill,
                 baseline_n=base_n,
@@ -192,62 +184,52 @@ def tables_from_scores(scores: Any) -> tuple[ModelTable, ...]:
     return tuple(ModelTable(label, tuple(rows)) for label, rows in per_model.items())
 
 
-def tokens_of(doc: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+def tokens_of(doc: SummaryModel) -> dict[str, tuple[int, int]]:
     """Input and output tokens summed over every output of the run, per arm, and over the gradings."""
     sums: dict[str, list[int]] = {}
 
-    def add(what: str, usage: Any) -> None:
-        if isinstance(usage, dict) and isinstance(usage.get("input"), int):
+    def add(what: str, usage: UsageSummary | Tokens | None) -> None:
+        if usage is not None and usage.input is not None:
             s = sums.setdefault(what, [0, 0])
-            s[0] += usage["input"]
-            out = usage.get("output")
-            s[1] += out if isinstance(out, int) else 0
+            s[0] += usage.input
+            s[1] += usage.output or 0
 
-    for skill in (doc.get("skills") or {}).values() if isinstance(doc.get("skills"), dict) else []:
-        for sc in skill.get("scenarios", []) if isinstance(skill, dict) else []:
-            models = sc.get("models") if isinstance(sc, dict) else None
-            for m in models.values() if isinstance(models, dict) else []:
-                for o in m.get("outputs", []) if isinstance(m, dict) else []:
-                    if not isinstance(o, dict):
-                        continue
-                    add(_ARM_NAMES.get(str(o.get("arm")), str(o.get("arm"))), o.get("usage"))
-                    for g in o.get("gradings", []) or []:
-                        if isinstance(g, dict):
-                            add("grading", g.get("usage"))
+    for skill in doc.skills.values():
+        for sc in skill.scenarios:
+            for m in sc.models.values():
+                for o in m.outputs:
+                    add(_ARM_NAMES.get(o.arm, o.arm), o.usage)
+                    for g in o.gradings:
+                        add("grading", g.usage)
     # Where summary.json has each skill's own token sums (estimated from characters when the adapter
     # reports none), they replace the per-output sums of the two arms.
-    per_skill: list[dict[str, Any]] = [s["tokens"] for s in skills_of(doc) if isinstance(s.get("tokens"), dict)]
+    per_skill = [s.tokens for s in doc.skills.values() if s.tokens is not None]
     if per_skill:
         for arm in ("baseline", "with skill"):
             sums.pop(arm, None)
         for tk in per_skill:
-            for key, arm in (("baseline", "baseline"), ("withSkill", "with skill")):
-                add(arm + (" (estimated)" if tk.get("estimated") else ""), tk.get(key))
+            how = " (estimated)" if tk.estimated else ""
+            add("baseline" + how, tk.baseline)
+            add("with skill" + how, tk.with_skill)
     order = ["baseline", "baseline (estimated)", "with skill", "with skill (estimated)", "grading"]
     return {k: (v[0], v[1]) for k, v in sorted(sums.items(), key=lambda kv: [*order, kv[0]].index(kv[0]))}
 
 
-def skills_of(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    skills = doc.get("skills")
-    return [s for s in skills.values() if isinstance(s, dict)] if isinstance(skills, dict) else []
+def skills_of(doc: SummaryModel) -> list[SkillSummary]:
+    return list(doc.skills.values())
 
 
-def skills_from_summary(
-    doc: Mapping[str, Any], evals: Mapping[str, Path], workspace: Path, cwd: Path
-) -> list[SkillView]:
+def skills_from_summary(doc: SummaryModel, evals: Mapping[str, Path], workspace: Path, cwd: Path) -> list[SkillView]:
     out: list[SkillView] = []
-    skills = doc.get("skills")
-    for name, sk in skills.items() if isinstance(skills, dict) else []:
-        if not isinstance(sk, dict):
-            continue
+    for name, sk in doc.skills.items():
         eval_file = evals.get(name)
         out.append(
             SkillView(
-                name=str(name),
-                ready=bool(sk.get("ready")),
-                reasons=tuple(str(r) for r in sk.get("reasons", []) or []),
+                name=name,
+                ready=sk.ready,
+                reasons=tuple(sk.reasons),
                 tables=tables_from_summary(sk),
-                blocking=_blocking_from_gate(sk.get("gate")),
+                blocking=_blocking_from_gate(sk.gate),
                 eval_file=repo_path(str(eval_file), cwd, workspace) if eval_file else None,
                 scenario_lines=scenario_lines(eval_file) if eval_file else {},
             )
@@ -256,29 +238,33 @@ def skills_from_summary(
 
 
 def skills_from_result_file(
-    doc: Any, names: Sequence[str], changed: Mapping[str, bool], evals: Mapping[str, Path], workspace: Path, cwd: Path
+    doc: ResultFile,
+    names: Sequence[str],
+    changed: Mapping[str, bool],
+    evals: Mapping[str, Path],
+    workspace: Path,
+    cwd: Path,
 ) -> list[SkillView]:
-    entries = doc.get("skills") if isinstance(doc, dict) else None
-    entries = entries if isinstance(entries, dict) else {}
     out: list[SkillView] = []
     for name in names:
-        e = entries.get(name)
+        e = doc.skills.get(name)
         eval_file = evals.get(name)
-        if not isinstance(e, dict):
+        if e is None:
             out.append(SkillView(name=name, ready=None, changed=True))
             continue
-        reasons = tuple(str(r) for r in e.get("reasons", []) or [] if isinstance(r, str))
+        lines = scenario_lines(eval_file) if eval_file else {}
+        scenarios = list(dict.fromkeys([*lines, *(x.scenario for x in e.scores or ())]))
         out.append(
             SkillView(
                 name=name,
-                ready=bool(e.get("ready")),
-                reasons=reasons,
+                ready=e.ready,
+                reasons=e.reasons,
                 changed=changed.get(name, False),
-                recorded=str(e.get("date", "")),
-                tables=tables_from_scores(e.get("scores")),
-                blocking=_blocking_from_reasons(reasons),
+                recorded=e.date,
+                tables=tables_from_scores(e.scores),
+                blocking=_blocking_from_reasons(e.reasons, scenarios),
                 eval_file=repo_path(str(eval_file), cwd, workspace) if eval_file else None,
-                scenario_lines=scenario_lines(eval_file) if eval_file else {},
+                scenario_lines=lines,
             )
         )
     return out

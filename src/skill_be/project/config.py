@@ -92,6 +92,13 @@ class CodeTestsConfig(NamedTuple):
     pids: int = 128
 
 
+class Price(NamedTuple):
+    """One model's prices (`pricing:`), US dollars per million tokens."""
+
+    input: float
+    output: float
+
+
 class Config(NamedTuple):
     path: Path  # absolute
     root: Path  # the config file's directory; relative paths resolve against it
@@ -125,7 +132,7 @@ class Config(NamedTuple):
     cache: bool = (
         False  # the response cache (engine/cache.py, results/response_cache.py); --cache and --no-cache override it
     )
-    pricing: Mapping[str, object] = MappingProxyType({})  # model id -> prices; engine/pricing.py validates it
+    pricing: Mapping[str, Price] = MappingProxyType({})  # model id -> prices (validated by the config model)
     neighbours: tuple[Path, ...] | None = None  # trigger evals; None: every other skill of the project
     trigger_turns: int = DEFAULT_TRIGGER_TURNS
     grader_template: str = "code"  # grader.template (issue 20): code (the reference's rules) | generic
@@ -152,9 +159,11 @@ def load_config(path: Path) -> Config:
     kw: dict[str, Any] = {}  # the keys the file sets; the others keep the records' defaults
     for key, attr in (("reps", "reps"), ("gradings", "gradings"), ("concurrency", "concurrency"),
                       ("timeoutSeconds", "timeout_seconds"), ("graderPrompt", "grader_prompt"),
-                      ("withSkillTemplate", "with_skill_template"), ("cache", "cache"), ("pricing", "pricing")):  # fmt: skip
+                      ("withSkillTemplate", "with_skill_template"), ("cache", "cache")):  # fmt: skip
         if key in d:
             kw[attr] = d[key]
+    if d.get("pricing"):
+        kw["pricing"] = {m: Price(float(p["input"]), float(p["output"])) for m, p in d["pricing"].items()}
     kw["results"] = _resolve(root, d.get("results", DEFAULT_RESULTS))
     kw["result_file"] = _resolve(root, d.get("resultFile", DEFAULT_RESULT_FILE))
     if "tests" in d:

@@ -40,6 +40,7 @@ class Strict(BaseModel):
     null_is: ClassVar[str] = "missing"
     missing_hint: ClassVar[str | None] = None  # the parenthesis after `missing required key "k"`; None: the description
     list_keys: ClassVar[bool] = True  # an unknown key without a close match lists the keys
+    keep_nulls: ClassVar[bool] = False  # a file skill-be writes keeps `key: null` as written (results/)
 
     @model_validator(mode="before")
     @classmethod
@@ -66,6 +67,8 @@ class Strict(BaseModel):
             if alias not in data or (value is None and cls.null_is == "missing"):
                 why = f.description if cls.missing_hint is None else cls.missing_hint
                 fail(f'missing required key "{alias}"' + (f" ({why})" if why else ""))
+        if cls.keep_nulls:
+            return data
         # An optional key set to null takes its default, as if it were absent.
         return {k: v for k, v in data.items() if v is not None or k not in fields or fields[k].is_required()}
 

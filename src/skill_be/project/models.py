@@ -31,7 +31,6 @@ from skill_be.project.fields import (
     NOT_BLANK,
     AnyText,
     Flag,
-    MapOf,
     NonEmptyTextList,
     Number,
     PositiveInt,
@@ -61,6 +60,34 @@ from skill_be.project.triggers import MAX_TRIGGER_TURNS
 from skill_be.project.where import type_name
 
 # --- skill-be.yaml ---------------------------------------------------------------------------------
+
+
+def _dollars(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        fail(f"must be a number of US dollars, 0 or more, not {type_name(value)}")
+    return float(value)
+
+
+Dollars = Annotated[float, Field(ge=0), BeforeValidator(_dollars)]
+
+
+class PriceModel(Strict):
+    """One model's prices (`pricing:`), in US dollars per million tokens."""
+
+    input: Dollars = Field(description="US dollars per million input tokens")
+    output: Dollars = Field(description="US dollars per million output tokens")
+
+
+def _price_map(value: object) -> object:
+    if not isinstance(value, dict):
+        fail(
+            "must map each model id to its prices, such as claude-sonnet-4-5: {input: 3, output: 15} "
+            f"(US dollars per million tokens), not {type_name(value)}"
+        )
+    return value
+
+
+Pricing = Annotated[dict[str, PriceModel], BeforeValidator(_price_map)]
 
 
 def _label(value: object) -> object:
@@ -263,8 +290,8 @@ class ConfigModel(Strict):
     tests: Text | None = None
     code_tests: CodeTestsModel | None = Field(None, alias="codeTests")
     cache: Flag = Field(False, description="the response cache; run --cache and --no-cache override it")
-    pricing: MapOf(Any) | None = Field(  # type: ignore[valid-type]
-        None, description="model id -> prices in US dollars per million tokens (checked by run)"
+    pricing: Pricing | None = Field(
+        None, description="model id -> prices in US dollars per million tokens, such as sonnet: {input: 3, output: 15}"
     )
     neighbours: TextList | None = Field(
         None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from skill_be.checks import CheckOutcome
+from skill_be.reports import strings as s
 
 
 def join_words(words: Sequence[str]) -> str:
@@ -16,7 +17,7 @@ def join_words(words: Sequence[str]) -> str:
 
 def result_line(blockers: Sequence[str]) -> str:
     """`Result: pass`, or `Result: blocked by the result file and the typecheck`."""
-    return f"Result: blocked by {join_words(blockers)}" if blockers else "Result: pass"
+    return s.RESULT_BLOCKED.format(blockers=join_words(blockers)) if blockers else s.RESULT_PASS
 
 
 def run_closing(
@@ -24,11 +25,11 @@ def run_closing(
 ) -> tuple[list[str], bool]:
     """`run`'s closing lines, from each skill's verdict (in order), the checks' outcomes and the
     files written (as shown); and whether anything blocks."""
-    lines = ["Skills:", *(f"  {name}: {'READY' if ok else 'NOT READY'}" for name, ok in ready.items())]
+    lines = ["Skills:", *(f"  {name}: {s.READY if ok else s.NOT_READY}" for name, ok in ready.items())]
     blockers: list[str] = []
     not_ready = [name for name, ok in ready.items() if not ok]
     if not_ready:
-        blockers.append(f"the release gate (NOT READY: {', '.join(not_ready)})")
+        blockers.append(s.GATE_BLOCKER.format(skills=", ".join(not_ready)))
     for c in outcomes:
         lines += c.lines
         if c.blocks:

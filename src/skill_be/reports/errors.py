@@ -49,6 +49,6 @@ def closing_lines(
     at = lines.index("Skills:") + 1 + len(measured)
     lines[at:at] = [f"  {name}: ERROR ({h.cause})" for name, h in errored.items()]
     causes = join_words([f"{name}: {h.cause}" for name, h in errored.items()])
-    rest = lines[-1].removeprefix("Result: ")
-    lines[-1] = f"Result: error, could not measure {causes}" + (f"; also {rest}" if blocked else "")
+    rest = lines[-1].removeprefix(s.RESULT_PREFIX)
+    lines[-1] = s.RESULT_ERROR.format(causes=causes) + (f"; also {rest}" if blocked else "")
     return lines, EXIT_ERROR

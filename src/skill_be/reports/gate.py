@@ -170,9 +170,16 @@ def gate_reasons(gate: Gate) -> list[str]:
         )
         out.append(f"{gate.errors} {what}")
     # Plain records (the result file, summary.json, the terminal): a test's name stays on one line.
-    out += [f'universal 0%: {sc} — "{one_line(line)}"' for sc, line in gate.zero]
+    out += [s.REASON_ZERO.format(scenario=sc, line=one_line(line)) for sc, line in gate.zero]
     out += [
-        f'regression: {r.scenario} / {r.model} — "{one_line(r.line)}": {r.baseline}% → {r.with_skill}% ({s.signed(r.delta)}pp)'
+        s.REASON_REGRESSION.format(
+            scenario=r.scenario,
+            model=r.model,
+            line=one_line(r.line),
+            baseline=r.baseline,
+            with_skill=r.with_skill,
+            delta=s.signed(r.delta),
+        )
         for r in gate.regressions
     ]
     for b in gate.blocks:

@@ -8,6 +8,7 @@ from typing import Any
 
 from skill_be import __version__
 from skill_be.engine.stats import wilson
+from skill_be.reports import strings
 from skill_be.reports.agent import agent_view
 from skill_be.reports.pr_changes import marker
 from skill_be.reports.quote import html_text, one_line
@@ -60,7 +61,11 @@ def render_html(
     graded = any(s["graded"] for s in skills)
     return env.get_template("results.html.j2").render(
         # hook: issue 20, a skill that could not be measured makes the run's banner ERROR
-        verdict="READY" if ready else "ERROR" if any(s.get("verdict") == "ERROR" for s in skills) else "NOT READY",
+        verdict=strings.READY
+        if ready
+        else "ERROR"
+        if any(s.get("verdict") == "ERROR" for s in skills)
+        else strings.NOT_READY,
         ready=ready,
         blocked=sum(1 for s in skills if not s["ready"]),
         skills=skills,

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from skill_be.reports import strings
 from skill_be.reports.quote import one_line
 from skill_be.reports.strings import signed
 
@@ -82,8 +83,8 @@ def _suite(name: str, skill: Mapping[str, Any]) -> ET.Element:
         cases += junit_cases(name, skill["triggers"])
     gate_case = ET.Element("testcase", name=GATE_CASE, classname=name, time="0.000")
     if not skill.get("ready"):
-        reasons = [_flat(r) for r in skill.get("reasons") or ()] or ["NOT READY"]
-        ET.SubElement(gate_case, "failure", message="NOT READY", type="gate").text = "\n".join(reasons)
+        reasons = [_flat(r) for r in skill.get("reasons") or ()] or [strings.NOT_READY]
+        ET.SubElement(gate_case, "failure", message=strings.NOT_READY, type="gate").text = "\n".join(reasons)
     cases.append(gate_case)
     suite.extend(cases)
     # A case counts once: as a failure when a rule blocks on it, else as an error when its outputs had any.

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, Interval, newcombe
+from skill_be.reports import strings
 from skill_be.reports.quote import md_text
 from skill_be.results.compare import (
     COMPARED,
@@ -77,7 +78,7 @@ def _vs_base(change: SkillChange | None, c: Comparison) -> str:
     if change.status == SKILL_NEW:
         return "new skill (the base does not have it)"
     if change.status == SKILL_NO_SCORES:
-        before = {True: "READY", False: "NOT READY", None: "no verdict"}[change.base_ready]
+        before = {True: strings.READY, False: strings.NOT_READY, None: "no verdict"}[change.base_ready]
         return f"the base recorded no scores (verdict then: {before})"
     if change.status == SKILL_NO_HEAD:
         return "this branch recorded no scores"

@@ -64,3 +64,21 @@ OVERALL_LINE = (
     "{delta}pp, {low} to {high}pp: {label}{low_sample}."
 )
 LOW_SAMPLE = "low sample"
+
+# The gate's reasons as the result file and summary.json keep them (reports/gate.py writes them); the
+# action finds a reason's scenario by its prefix (github/gather.py), so both use these.
+REASON_ZERO = 'universal 0%: {scenario} — "{line}"'
+REASON_REGRESSION = 'regression: {scenario} / {model} — "{line}": {baseline}% → {with_skill}% ({delta}pp)'
+SCENARIO_REASON_PREFIXES = ("universal 0%: {scenario} — ", "regression: {scenario} / ")
+
+# The gate's words and the closing Result line, for every report and command that says them.
+READY = "READY"
+NOT_READY = "NOT READY"
+RESULT_PREFIX = "Result: "
+RESULT_PASS = RESULT_PREFIX + "pass"
+RESULT_BLOCKED = RESULT_PREFIX + "blocked by {blockers}"
+GATE_BLOCKER = "the release gate (NOT READY: {skills})"
+RESULT_ERROR = RESULT_PREFIX + "error, could not measure {causes}"
+RESULT_RULES_BLOCKED = RESULT_PREFIX + "blocked by gate.previous or gate.minDelta (NOT READY: {names})"
+VERIFY_ALL_READY = "result file {name}: {n} skill(s) match their last run, every one READY"
+VERIFY_NOT_READY = '  - skill "{skill}": NOT READY at its last run ({date}): {why}; fix it and {rerun}'

@@ -9,7 +9,7 @@ from skill_be import __version__
 from skill_be.adapters.base import Usage
 from skill_be.checks import CheckOutcome
 from skill_be.engine.agreement import overall_why, scenario_why
-from skill_be.engine.gate import Gate, LineScore
+from skill_be.engine.gate import Gate, LineScore, ScenarioLines
 from skill_be.engine.observations import Grading, Output
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, REPS_CAP, Interval
@@ -55,42 +55,44 @@ def _output(o: Output, file: Path | None, root: Path) -> dict[str, object]:
     }
 
 
+def _scenario(
+    run: SkillRun, sl: ScenarioLines, labels: Sequence[str], output_file: Callable[[Output], Path | None], root: Path
+) -> dict[str, object]:
+    sc = sl.scenario
+    models: dict[str, object] = {}
+    for label in labels:
+        models[label] = {
+            "lines": [
+                {
+                    "line": x.line,
+                    "kind": x.kind,
+                    "baseline": x.baseline,
+                    "withSkill": x.with_skill,
+                    "delta": x.delta,
+                    **_line_interval(run, x),
+                }
+                for x in run.scores
+                if x.scenario == sc.id and x.model == label
+            ],
+            **_scenario_interval(run, sc.id, label),
+            "outputs": [
+                _output(o, output_file(o), root) for o in run.outputs if o.scenario == sc.id and o.model == label
+            ],
+        }
+    return {
+        "id": sc.id,
+        "critical": sc.critical,
+        "prompt": sc.prompt,
+        "criteria": list(sc.criteria),
+        "tests": list(sl.tests),
+        "models": models,
+    }
+
+
 def skill_summary(
     run: SkillRun, labels: Sequence[str], fingerprint: str, output_file: Callable[[Output], Path | None], root: Path
 ) -> dict[str, object]:
-    scenarios = []
-    for sl in run.lines:
-        sc = sl.scenario
-        models: dict[str, object] = {}
-        for label in labels:
-            models[label] = {
-                "lines": [
-                    {
-                        "line": x.line,
-                        "kind": x.kind,
-                        "baseline": x.baseline,
-                        "withSkill": x.with_skill,
-                        "delta": x.delta,
-                        **_line_interval(run, x),
-                    }
-                    for x in run.scores
-                    if x.scenario == sc.id and x.model == label
-                ],
-                **_scenario_interval(run, sc.id, label),
-                "outputs": [
-                    _output(o, output_file(o), root) for o in run.outputs if o.scenario == sc.id and o.model == label
-                ],
-            }
-        scenarios.append(
-            {
-                "id": sc.id,
-                "critical": sc.critical,
-                "prompt": sc.prompt,
-                "criteria": list(sc.criteria),
-                "tests": list(sl.tests),
-                "models": models,
-            }
-        )
+    scenarios = [_scenario(run, sl, labels, output_file, root) for sl in run.lines]
     g = run.gate
     return {
         "ready": g.ready,
@@ -226,6 +228,9 @@ def checks_summary(outcomes: Sequence[CheckOutcome]) -> list[dict[str, object]]:
 def run_summary(
     meta: Mapping[str, object], skills: Mapping[str, object], checks: Sequence[CheckOutcome] | None
 ) -> dict[str, object]:
+    """summary.json's document, in the shape and key order of its model (results/summary_models.py
+    `SummaryModel`): tests hold every document this writes to `SummaryModel.of(doc).to_json()`, byte
+    for byte, so `run` need not import pydantic to validate what it just built (about 0.1 s)."""
     return {
         "schema": SCHEMA_VERSION,
         "skillBeVersion": __version__,

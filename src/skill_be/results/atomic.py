@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` (UTF-8, LF line endings) beside `path`, flush it to disk, then rename it over `path`.
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write `text` (UTF-8, LF line endings; bytes as they are) beside `path`, flush it to disk, then
+    rename it over `path`. The one atomic write of skill-be (run files, the result file, the cache).
 
     The temp file is created with mode 0o666 minus the umask, like any new file (mkstemp's 0o600 would
     leave a committed result file unreadable to others); an existing file keeps its mode.
@@ -17,8 +18,9 @@ def write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         with contextlib.suppress(OSError):

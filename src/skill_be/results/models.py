@@ -43,7 +43,7 @@ class ResultEntryModel(Record):
     date: Text = Field(description="the day of the skill's last run, YYYY-MM-DD")
     fingerprint: Text = Field(description="SHA-256 over the skill's SKILL.md, eval file, config (and tests)")
     ready: Flag = Field(description="the verdict of that run")
-    reasons: TextList = Field(description="why it was NOT READY")
+    reasons: TextList = Field(description="why the gate blocked it (empty when it passed)")
     models: TextList = Field(description="the labels of the models under test")
     grader: AnyText
     scores: ListOf(ScoreModel, "scores") | None = Field(  # type: ignore[valid-type]

@@ -19,6 +19,7 @@ from pathlib import Path
 from skill_be.adapters.base import Answer, Usage
 from skill_be.engine.cache import FORMAT
 from skill_be.paths import shown
+from skill_be.results.atomic import write_atomic
 
 
 def cache_folder(config_root: Path) -> Path:
@@ -147,22 +148,8 @@ class ResponseCache:
             else {"input": answer.usage.input_tokens, "output": answer.usage.output_tokens},
             "meta": dict(answer.meta),
         }
-        path = self.path(key)
-        tmp = path.with_name(f".{key}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
-            path.parent.mkdir(exist_ok=True)
-            data = json.dumps(doc, ensure_ascii=False, default=str).encode("utf-8")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
-                raise
+            write_atomic(self.path(key), json.dumps(doc, ensure_ascii=False, default=str).encode("utf-8"))
         except OSError as e:
             self._turn_off(e)
 

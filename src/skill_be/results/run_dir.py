@@ -81,6 +81,26 @@ class RunDir:
         return path
 
     def write_summary(self, doc: Mapping[str, object]) -> Path:
+        """summary.json, as `SummaryModel.to_json` would write it (tests/unit/results/test_summary_model.py)."""
         path = self.path / "summary.json"
         write_atomic(path, self.redact(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
         return path
+
+
+def run_folders(results: Path) -> list[Path]:
+    """The run folders under the results folder that have a summary.json, oldest first (their names
+    are their start times)."""
+    if not results.is_dir():
+        return []
+    return sorted(p for p in results.glob("*") if (p / "summary.json").is_file())
+
+
+def latest_run(results: Path, what: str) -> Path:
+    """The newest run folder; none is one line naming the folder and the fix."""
+    from skill_be.errors import ConfigError
+    from skill_be.paths import shown
+
+    runs = run_folders(results)
+    if not runs:
+        raise ConfigError(f'{shown(results)}: no earlier run to {what} (no summary.json); run "skill-be run" first')
+    return runs[-1]

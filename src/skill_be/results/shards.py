@@ -15,15 +15,21 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from skill_be.adapters.base import Usage
 from skill_be.engine.observations import Grading, Output
 from skill_be.engine.runner import SkillRun
 from skill_be.errors import ConfigError, UsageError
 from skill_be.paths import shown
+from skill_be.project.files import read_text
+from skill_be.project.jsonfile import load_json
 from skill_be.project.loader import Project
 from skill_be.results.atomic import write_atomic
+
+if TYPE_CHECKING:  # the models (pydantic) load only when a shard is written or merged
+    from skill_be.results.shard_models import OutputRecord, ShardSkill
+    from skill_be.results.summary_models import SummaryModel, UsageSummary
 
 SHARD_FILE = "shard.json"
 FORMAT = 1
@@ -89,15 +95,15 @@ def in_shard(where: Mapping[Unit, int], shard: Shard) -> Callable[[str, str, str
     return mine
 
 
-# --- outputs in full, to and from JSON ----------------------------------------------------------
+# --- outputs in full, to and from JSON (results/shard_models.py) ---------------------------------
 
 
 def _usage(u: Usage | None) -> dict[str, int | None] | None:
     return None if u is None else {"input": u.input_tokens, "output": u.output_tokens}
 
 
-def _usage_from(d: Any) -> Usage | None:
-    return None if d is None else Usage(d.get("input"), d.get("output"))
+def _usage_from(u: UsageSummary | None) -> Usage | None:
+    return None if u is None else Usage(u.input, u.output)
 
 
 def output_json(o: Output, redact: Callable[[str], str]) -> dict[str, object]:
@@ -132,47 +138,43 @@ def output_json(o: Output, redact: Callable[[str], str]) -> dict[str, object]:
     }
 
 
-def output_from(d: Mapping[str, Any]) -> Output:
+def output_from(r: OutputRecord) -> Output:
     tests = None
-    if d.get("tests") is not None:
+    if r.tests is not None:
         from skill_be.codetests.outcome import TestResult, TestRun
 
-        t = d["tests"]
         tests = TestRun(
-            results=tuple(
-                TestResult(r["name"], bool(r["passed"]), r.get("message"), float(r.get("seconds") or 0))
-                for r in t.get("tests") or ()
-            ),
-            error=t.get("error"),
+            results=tuple(TestResult(t.name, t.passed, t.message, float(t.seconds)) for t in r.tests.tests),
+            error=r.tests.error,
         )
     return Output(
-        scenario=d["scenario"],
-        model=d["model"],
-        rep=int(d["rep"]),
-        arm=d["arm"],
-        prompt_chars=int(d["promptChars"]),
-        text=d["text"],
-        error=d["error"],
-        seconds=float(d["seconds"]),
-        usage=_usage_from(d["usage"]),
-        meta=dict(d["meta"] or {}),
+        scenario=r.scenario,
+        model=r.model,
+        rep=r.rep,
+        arm=r.arm,
+        prompt_chars=r.prompt_chars,
+        text=r.text,
+        error=r.error,
+        seconds=float(r.seconds),
+        usage=_usage_from(r.usage),
+        meta=dict(r.meta or {}),
         gradings=[
             Grading(
-                k=int(g["k"]),
-                verdicts=g["verdicts"],
-                error=g["error"],
-                replies=list(g["replies"]),
-                attempt_errors=list(g["attemptErrors"]),
-                seconds=float(g["seconds"]),
-                usage=_usage_from(g["usage"]),
+                k=g.k,
+                verdicts=g.verdicts,
+                error=g.error,
+                replies=list(g.replies),
+                attempt_errors=list(g.attempt_errors),
+                seconds=float(g.seconds),
+                usage=_usage_from(g.usage),
             )
-            for g in d["gradings"]
+            for g in r.gradings
         ],
-        verdicts=list(d["verdicts"]),
+        verdicts=list(r.verdicts or ()),
         tests=tests,
-        notes=list(d["notes"]),
-        errors=list(d["errors"]),
-        agent=d.get("agent"),
+        notes=list(r.notes),
+        errors=list(r.errors),
+        agent=r.agent,
     )
 
 
@@ -194,8 +196,10 @@ class ShardWriter:
         self.write(False)
 
     def write(self, complete: bool) -> None:
-        doc = {**self.head, "complete": complete, "skills": self.skills}
-        write_atomic(self.path, json.dumps(doc, ensure_ascii=False) + "\n")
+        from skill_be.results.shard_models import ShardManifest
+
+        manifest = ShardManifest.of_doc({**self.head, "complete": complete, "skills": self.skills})
+        write_atomic(self.path, manifest.to_json())
 
 
 # --- merge: reading and checking a set of partial runs --------------------------------------------
@@ -207,27 +211,34 @@ class PartialRun(NamedTuple):
     of: int
     plan: str
     skill_names: tuple[str, ...]
-    skills: Mapping[str, Any]
-    summary: Mapping[str, Any]
+    skills: Mapping[str, ShardSkill]
+    summary: SummaryModel
 
 
 def read_partial(folder: Path) -> PartialRun:
+    """A finished shard's shard.json and summary.json, through their models."""
+    from skill_be.project.places import Places
+    from skill_be.project.validation import validate
+    from skill_be.results.shard_models import ShardManifest
+    from skill_be.results.summary_file import read_summary
+
     path = folder / SHARD_FILE
     if not path.is_file():
         raise ConfigError(f"{shown(folder)}: not a partial run (no {SHARD_FILE}); pass the folders `run --shard` wrote")
+    fix = "run that shard again"
+    text = read_text(path, what=SHARD_FILE)
+    doc = load_json(text, shown(path), fix)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ConfigError(f"{shown(path)}: written by another skill-be version; {fix}")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-        head = (int(doc["index"]), int(doc["of"]), str(doc["plan"]), bool(doc["complete"]), doc["skills"])
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ConfigError(f"{shown(path)}: cannot be read ({e}); run that shard again") from None
-    index, of, plan, complete, skills = head
-    if doc.get("format") != FORMAT:
-        raise ConfigError(f"{shown(path)}: written by another skill-be version; run that shard again")
-    if not complete:
-        raise ConfigError(f"{shown(folder)}: shard {index}/{of} was interrupted before it finished; run it again")
-    names = tuple(str(n) for n in doc.get("skillNames") or ())
-    return PartialRun(folder, index, of, plan, names, skills, summary)
+        manifest = validate(ShardManifest, doc, shown(path), Places(text, "json"))
+    except ConfigError as e:
+        raise ConfigError(f"{e}; {fix}") from None
+    summary = read_summary(folder / "summary.json", fix)
+    m = manifest
+    if not m.complete:
+        raise ConfigError(f"{shown(folder)}: shard {m.index}/{m.of} was interrupted before it finished; run it again")
+    return PartialRun(folder, m.index, m.of, m.plan, tuple(m.skill_names), m.skills, summary)
 
 
 def check_set(parts: Iterable[PartialRun], expected_plan: str | None = None) -> list[PartialRun]:

@@ -3,8 +3,9 @@ line naming the file, the place and the fix."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
@@ -12,29 +13,56 @@ from skill_be.project.files import read_text
 from skill_be.project.jsonfile import load_json
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
+    from skill_be.engine.triage import Failure
+    from skill_be.results.summary_models import SummaryModel
 
 FIX = 'run "skill-be run" again to write a new one, or delete that run folder'
 
 
-def read_summary(path: Path) -> dict[str, Any]:
-    """summary.json's data, once it has passed the summary model: every key the model names is there
-    with its type (keys it does not name may be there too)."""
+def read_summary(path: Path, fix: str = FIX) -> SummaryModel:
+    """summary.json as its model: every key the model names is there with its type."""
     name = shown(path)
     text = read_text(path, what="summary.json")
-    data = load_json(text, name, FIX)
+    return parse_summary(text, name, fix)
+
+
+def parse_summary(text: str, name: str, fix: str = FIX) -> SummaryModel:
     from skill_be.project.places import Places
-    from skill_be.project.validation import checked
-
-    try:
-        checked("summary", _model, data, name, Places(text, "json"))
-    except ConfigError as e:
-        raise ConfigError(f"{e}; {FIX}") from None
-    assert isinstance(data, dict)  # it passed, so it is a mapping
-    return data  # as written: the model's dump would drop the keys it does not name
-
-
-def _model() -> type[BaseModel]:
+    from skill_be.project.validation import validate
     from skill_be.results.summary_models import SummaryModel
 
-    return SummaryModel
+    data = load_json(text, name, fix)
+    try:
+        return validate(SummaryModel, data, name, Places(text, "json"))
+    except ConfigError as e:
+        raise ConfigError(f"{e}; {fix}") from None
+
+
+def failures(summary: SummaryModel, skills: Sequence[str], below: int | None) -> list[Failure]:
+    """The lines that blocked the run (a zero on every model, a regression on its model) and, with
+    `below`, every line under that percentage with the skill; each (skill, scenario, model, line) once."""
+    from skill_be.engine.triage import Failure
+
+    out: dict[tuple[str, str, str, str], Failure] = {}
+    for name in skills:
+        s = summary.skills.get(name)
+        if s is None:
+            continue
+        labels = list(dict.fromkeys(m for sc in s.scenarios for m in sc.models))
+        for z in s.gate.zero:
+            for model in labels:
+                out.setdefault(
+                    (name, z.scenario, model, z.line), Failure(name, z.scenario, model, z.line, "universal 0%")
+                )
+        for r in s.gate.regressions:
+            key = (name, r.scenario, r.model, r.line)
+            out.setdefault(key, Failure(*key, f"regression {r.baseline}% → {r.with_skill}%"))
+        if below is None:
+            continue
+        for sc in s.scenarios:
+            for model, m in sc.models.items():
+                for line in m.lines:
+                    if line.with_skill < below:
+                        key = (name, sc.id, model, line.line)
+                        out.setdefault(key, Failure(*key, f"{line.with_skill}% with the skill, below {below}%"))
+    return list(out.values())

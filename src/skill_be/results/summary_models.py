@@ -1,31 +1,121 @@
-"""The one definition of a run's summary.json (written by `reports/summary.py`). Readers (`triage`,
-the action) go through it, so a hand-edited, truncated or older file is one line, never a traceback.
-Keys beyond these are allowed: new ones arrive with new features (intervals, costs, cache counts)."""
+"""The one definition of a run's summary.json. `reports/summary.py` builds its content in this
+model's shape and order (a test holds what it builds, and files of earlier versions, to
+`SummaryModel.to_json()` byte for byte; run writes it without importing pydantic), and every reader
+(`triage`, `regrade`, `merge`, the action) goes through `results/summary_file.read_summary`, so a
+hand-edited, truncated or older file is one line, never a traceback, and no reader walks the JSON's
+keys by hand.
+
+Keys are written in the order the fields are declared here; a key the writer leaves out stays out
+(an optional section such as the intervals), one it writes as null stays null. Keys beyond these are
+kept as they are, after the known ones: new ones arrive with new features (a new section belongs
+here as a field, in the place the writer puts it)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import json
+from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from skill_be.project.fields import AnyText, AnyTextList, Count, Flag, Integer, ListOf, MapOf, Number, Record, Text
+from skill_be.project.fields import AnyText, AnyTextList, Count, Flag, Integer, ListOf, MapOf, Text
 from skill_be.results.trigger_models import TriggersModel
+from skill_be.results.written import Meta, Real, Written
 
 
-class LineSummary(Record):
+class UsageSummary(Written):
+    input: Integer | None = None
+    output: Integer | None = None
+
+
+class TestResultSummary(Written):
+    __test__: ClassVar[bool] = False
+    name: AnyText
+    passed: Flag
+    message: AnyText | None = None
+    seconds: Real = 0
+
+
+class TestsSummary(Written):
+    __test__: ClassVar[bool] = False
+    passed: Count
+    total: Count
+    error: AnyText | None = None
+    tests: ListOf(TestResultSummary, "tests") = Field(default_factory=list)  # type: ignore[valid-type]
+
+
+class GradingSummary(Written):
+    k: Integer
+    verdicts: list[bool] | None = None
+    error: AnyText | None = None
+    attempts: Count = 0
+    attempt_errors: AnyTextList = Field(default_factory=list, alias="attemptErrors")
+    reasons: AnyText = ""
+    seconds: Real = 0
+    usage: UsageSummary | None = None
+
+
+class OutputSummary(Written):
+    """One generation of one arm: where its answer file is, its verdicts, gradings, tests and errors."""
+
+    rep: Integer
+    arm: Text
+    file: AnyText | None = None
+    error: AnyText | None = None
+    seconds: Real = 0
+    prompt_chars: Count = Field(0, alias="promptChars")
+    usage: UsageSummary | None = None
+    adapter: Meta | None = None
+    verdicts: list[bool] | None = None
+    gradings: ListOf(GradingSummary, "gradings") = Field(default_factory=list)  # type: ignore[valid-type]
+    tests: TestsSummary | None = None
+    errors: AnyTextList = Field(default_factory=list)
+    notes: AnyTextList = Field(default_factory=list)
+
+
+class IntervalSummary(Written):
+    """An interval in percentage points, one decimal."""
+
+    estimate: Real
+    low: Real
+    high: Real
+
+
+class ArmCounts(Written):
+    baseline: list[int]
+    with_skill: list[int] = Field(alias="withSkill")
+
+
+class LineSummary(Written):
     line: Text
     kind: Literal["criterion", "test"]
     baseline: Integer = Field(description="percent of reps that passed without the skill")
     with_skill: Integer = Field(alias="withSkill", description="percent with the skill")
     delta: Integer
+    counts: ArmCounts | None = None
+    delta_interval: IntervalSummary | None = Field(None, alias="deltaInterval")
+    effect: AnyText | None = None
 
 
-class ModelSummary(Record):
+class Answers(Written):
+    baseline: Count
+    with_skill: Count = Field(alias="withSkill")
+
+
+class PooledSummary(IntervalSummary):
+    effect: AnyText
+    answers: Answers
+    low_sample: Flag = Field(alias="lowSample")
+    reps_to_decide: Integer | None = Field(None, alias="repsToDecide")
+    why: AnyText | None = None  # why the pooled label differs from its lines' (engine/agreement.py)
+
+
+class ModelSummary(Written):
     lines: ListOf(LineSummary, "lines")  # type: ignore[valid-type]
-    outputs: ListOf(MapOf(Any), "outputs")  # type: ignore[valid-type]
+    pooled: PooledSummary | None = None
+    outputs: ListOf(OutputSummary, "outputs")  # type: ignore[valid-type]
 
 
-class ScenarioSummary(Record):
+class ScenarioSummary(Written):
     id: Text
     critical: Flag
     prompt: AnyText
@@ -34,12 +124,12 @@ class ScenarioSummary(Record):
     models: MapOf(ModelSummary)  # type: ignore[valid-type]
 
 
-class ZeroBlock(Record):
+class ZeroBlock(Written):
     scenario: Text
     line: Text
 
 
-class RegressionBlock(Record):
+class RegressionBlock(Written):
     scenario: Text
     model: Text
     line: Text
@@ -47,37 +137,159 @@ class RegressionBlock(Record):
     with_skill: Integer = Field(alias="withSkill")
 
 
-class GateSummary(Record):
+class NoiseNote(Written):
+    scenario: Text
+    model: Text
+    line: AnyText | None  # None: the scenario as a whole
+    interval: IntervalSummary
+    reps_to_decide: Integer | None = Field(None, alias="repsToDecide")
+
+
+class EvidenceBlock(Written):
+    scenario: Text
+    model: Text
+    line: AnyText | None  # None: the scenario as a whole
+    bound: IntervalSummary
+    look: Integer
+
+
+class Inconclusive(NoiseNote):
+    reps: Integer
+
+
+class TopUp(Written):
+    scenario: Text
+    model: Text
+    reps_from: Integer = Field(alias="from")
+    reps_to: Integer = Field(alias="to")
+
+
+class GateSummary(Written):
+    """The strict rule's blocks, the error count, then (engine.gate.Levels) the rule and its levels and,
+    under the evidence rule, what it found."""
+
     zero: ListOf(ZeroBlock, "blocks")  # type: ignore[valid-type]
     regressions: ListOf(RegressionBlock, "blocks")  # type: ignore[valid-type]
     errors: Count
+    rule: AnyText | None = None
+    alpha: Real | None = None
+    looks: Integer | None = None
+    look: Integer | None = None
+    scenario_level: Real | None = Field(None, alias="scenarioLevel")
+    line_level: Real | None = Field(None, alias="lineLevel")
+    zero_threshold: Real | None = Field(None, alias="zeroThreshold")
+    margin: Real | None = None
+    on_inconclusive: AnyText | None = Field(None, alias="onInconclusive")
+    noise: ListOf(NoiseNote, "notes") = Field(default_factory=list)  # type: ignore[valid-type]
+    blocks: ListOf(EvidenceBlock, "blocks") = Field(default_factory=list)  # type: ignore[valid-type]
+    inconclusive: ListOf(Inconclusive, "lines") = Field(default_factory=list)  # type: ignore[valid-type]
+    inconclusive_blocks: Flag = Field(False, alias="inconclusiveBlocks")
+    top_up: ListOf(TopUp, "top-ups") = Field(default_factory=list, alias="topUp")  # type: ignore[valid-type]
 
 
-class SkillSummary(Record):
+class OverallEffect(IntervalSummary):
+    label: AnyText
+    low_sample: Flag = Field(alias="lowSample")
+    seed: Integer | None = None
+    one_scenario: Flag | None = Field(None, alias="oneScenario")
+    why: AnyText | None = None  # why the overall label differs from the scenarios' (engine/agreement.py)
+
+
+class Tokens(Written):
+    input: Integer
+    output: Integer
+
+
+class TokenSummary(Written):
+    baseline: Tokens
+    with_skill: Tokens = Field(alias="withSkill")
+    estimated: Flag = False
+
+
+class CostSummary(Written):
+    baseline: Real
+    with_skill: Real = Field(alias="withSkill")
+    skill_text: Real = Field(alias="skillText")
+
+
+class CallCounts(Written):
+    made: Count
+    cached: Count
+
+
+class SkillSummary(Written):
     ready: Flag
     reasons: AnyTextList
     errors: Count
-    seconds: Number
+    seconds: Real
     fingerprint: Text
     graded: Flag
     gate: GateSummary
+    effect: OverallEffect | None = None
     scenarios: ListOf(ScenarioSummary, "scenarios")  # type: ignore[valid-type]
     triggers: TriggersModel | None = None  # trigger evals (results/triggers.py)
+    tokens: TokenSummary | None = None
+    cost: CostSummary | None = None
+    calls: CallCounts | None = None
+    interrupted: Flag | None = None  # Ctrl-C: the answers so far (commands/interrupted.py)
 
 
-class CheckSummary(Record):
+class CheckSummary(Written):
     name: Text
     lines: AnyTextList
     blocks: Flag
     problems: ListOf(MapOf(Any), "problems")  # type: ignore[valid-type]
 
 
-class SummaryModel(Record):
-    """A run's summary.json. Keys beyond these (run settings, intervals, costs) are allowed."""
+class CacheSummary(Written):
+    folder: AnyText
+    calls: CallCounts
+
+
+class ShardSummary(Written):
+    index: Integer
+    of: Integer
+    plan: AnyText
+
+
+class SummaryModel(Written):
+    """A run's summary.json: the run's settings, then each skill, then the checks."""
 
     model_config = ConfigDict(title="skill-be summary.json")
 
     schema_version: Integer = Field(alias="schema")
     skill_be_version: Text = Field(alias="skillBeVersion")
+    started_at: AnyText | None = Field(None, alias="startedAt")
+    config: AnyText | None = None
+    regrade_of: AnyText | None = Field(None, alias="regradeOf", description="regrade: the run folder it graded")
+    reps: Integer | None = None
+    gradings: Integer | None = None
+    concurrency: Integer | None = None
+    timeout_seconds: Integer | None = Field(None, alias="timeoutSeconds")
+    models: ListOf(Meta, "models") | None = None  # type: ignore[valid-type]
+    grader: Meta | None = None
+    code_tests: Meta | None = Field(None, alias="codeTests")
+    cache: CacheSummary | None = None
+    shard: ShardSummary | None = None
+    interrupted: Flag | None = None  # Ctrl-C: some skills unfinished (commands/interrupted.py)
     skills: MapOf(SkillSummary)  # type: ignore[valid-type]
     checks: ListOf(CheckSummary, "checks") | None = None  # type: ignore[valid-type]
+
+    @classmethod
+    def of(cls, doc: dict[str, Any]) -> SummaryModel:
+        """The model of a document skill-be is about to write (a mistake here is skill-be's bug)."""
+        return cls.model_validate(doc)
+
+    def to_doc(self) -> dict[str, Any]:
+        """The JSON document, keys as written: exactly the keys given, in the model's order."""
+        return self.model_dump(by_alias=True, exclude_unset=True, mode="json")
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_doc(), indent=2, ensure_ascii=False) + "\n"
+
+    def run_meta(self) -> dict[str, Any]:
+        """The run's settings (every key before `skills`), as written."""
+        return {k: v for k, v in self.to_doc().items() if k not in RUN_PARTS}
+
+
+RUN_PARTS = ("schema", "skillBeVersion", "skills", "checks")

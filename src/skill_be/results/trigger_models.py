@@ -5,18 +5,19 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from skill_be.project.fields import AnyText, Count, Flag, ListOf, MapOf, Number, Record, Text
+from skill_be.project.fields import AnyText, Count, Flag, ListOf, MapOf, Text
+from skill_be.results.written import Real, Written
 
 
-class TriggerRateModel(Record):
+class TriggerRateModel(Written):
     hits: Count
     total: Count
-    percent: Number = Field(description="hits / total, in percent (0 when total is 0)")
-    low: Number = Field(description="the 95% Wilson interval's low end, in percent")
-    high: Number
+    percent: Real = Field(description="hits / total, in percent (0 when total is 0)")
+    low: Real = Field(description="the 95% Wilson interval's low end, in percent")
+    high: Real
 
 
-class TriggerModelModel(Record):
+class TriggerModelModel(Written):
     recall: TriggerRateModel = Field(description="loaded on should queries")
     false_trigger: TriggerRateModel = Field(alias="falseTrigger", description="loaded on shouldNot queries")
     near_miss: TriggerRateModel = Field(alias="nearMiss", description="loaded on near misses")
@@ -26,16 +27,16 @@ class TriggerModelModel(Record):
     )
 
 
-class TriggerCheckModel(Record):
+class TriggerCheckModel(Written):
     model: Text
     key: Text = Field(description="minRecall | maxFalseTrigger")
-    threshold: Number
+    threshold: Real
     outcome: Text = Field(description="pass | block | inconclusive")
     rate: TriggerRateModel
     reps: Count = Field(description="inconclusive: reps per query that would decide it")
 
 
-class TriggerCallModel(Record):
+class TriggerCallModel(Written):
     id: Text
     kind: Text
     query: AnyText
@@ -43,10 +44,10 @@ class TriggerCallModel(Record):
     rep: Count
     loaded: Text | None = Field(description="the skill the call loaded; null: none (or the call failed)")
     error: AnyText | None = Field(description="why the call failed; null when it answered")
-    seconds: Number
+    seconds: Real
 
 
-class TriggersModel(Record):
+class TriggersModel(Written):
     """A skill's trigger evals: scores per model, the gate's checks, and (summary.json) every call."""
 
     ready: Flag

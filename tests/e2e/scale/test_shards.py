@@ -187,4 +187,4 @@ def test_a_damaged_shard_file_is_one_line(tmp_path: Path) -> None:
     (only / "shard.json").write_text(json.dumps(doc))
     r = run(root, "merge", str(only))
     assert r.code == 2 and "Traceback" not in r.stderr, r.stderr
-    assert "money: an output in one of the shards' shard.json cannot be read" in r.stderr
+    assert 'skills.money.outputs[0]: missing required key "gradings"; run that shard again' in r.stderr

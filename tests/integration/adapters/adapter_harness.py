@@ -199,3 +199,25 @@ def still_running(pattern: str) -> list[str]:
     result = subprocess.run(["pgrep", "-f", "--", pattern], capture_output=True, text=True)
     assert result.returncode in (0, 1), result.stderr
     return result.stdout.split()
+
+
+# The API each agent CLI speaks to the mock when a test names none, and each adapter's model id.
+DEFAULT_API = {"pi-cli": "anthropic-messages", "opencode-cli": "openai-completions"}
+MODELS = {"claude-cli": "claude-mock-model", "pi-cli": "pi-mock-model", "opencode-cli": "oc-mock-model"}
+
+
+def adapter_for(kind: str, mock: Any, user: UserSetup, api: str | None = None, **settings: object) -> Any:
+    """The adapter `kind` (anthropic, openai, claude-cli, pi-cli, opencode-cli) talking to `mock` with the
+    user's key: the HTTP adapters directly, each CLI wrapped into the mock's network namespace."""
+    environ = user.environ(**{KEY_VAR: user.key})
+    if kind in ("anthropic", "openai"):
+        url = mock.base_url + ("/v1" if kind == "openai" else "")
+        return make_adapter(kind, "http-mock-model", user, environ, baseUrl=url, apiKeyEnv=KEY_VAR, **settings)
+    name = kind.removesuffix("-cli")
+    api = api or DEFAULT_API.get(kind)
+    wrapped = mock.wrap(cli_path(name), str(user.tmp.parent), f"{name}-in-netns")
+    url = mock.base_url + ("/v1" if api == "openai-completions" else "")
+    extra: dict[str, object] = {"provider": "mock", "api": api} if api else {}
+    return make_adapter(
+        kind, MODELS[kind], user, environ, bin=wrapped, baseUrl=url, apiKeyEnv=KEY_VAR, **extra, **settings
+    )

@@ -8,22 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_harness import KEY_VAR, UserSetup, cli_path, make_adapter, still_running
+from adapter_harness import UserSetup, adapter_for, cli_path, make_adapter, still_running
 
 from skill_be.adapters.base import CallContext, CallError
 
 MODEL = "claude-mock-model"
 
 
-def adapter_for(mock: Any, user: UserSetup, **settings: object) -> Any:
-    wrapped = mock.wrap(cli_path("claude"), str(user.tmp.parent), "claude-in-netns")
-    settings = {"bin": wrapped, "baseUrl": mock.base_url, "apiKeyEnv": KEY_VAR, **settings}
-    return make_adapter("claude-cli", MODEL, user, user.environ(**{KEY_VAR: user.key}), **settings)
-
-
 def test_answer_comes_back_isolated_with_the_key_and_usage(netns_mock: Any, user: UserSetup) -> None:
     netns_mock.reset()
-    adapter = adapter_for(netns_mock, user)
+    adapter = adapter_for("claude-cli", netns_mock, user)
     asyncio.run(adapter.preflight())
     answer = asyncio.run(adapter.complete("Say hello.", CallContext(timeout_seconds=60, cwd=user.project)))
 
@@ -64,7 +58,7 @@ def test_without_isolation_the_planted_setup_does_reach_the_model(netns_mock: An
 def test_http_500_is_an_error_at_once_not_retries(netns_mock: Any, user: UserSetup) -> None:
     netns_mock.reset()
     netns_mock.script(queue=[{"kind": "status", "status": 500}])
-    adapter = adapter_for(netns_mock, user)
+    adapter = adapter_for("claude-cli", netns_mock, user)
     with pytest.raises(CallError, match="500"):
         asyncio.run(asyncio.wait_for(adapter.complete("Hi", CallContext(60, user.project)), 60))
     assert len(netns_mock.model_calls()) == 1
@@ -73,7 +67,7 @@ def test_http_500_is_an_error_at_once_not_retries(netns_mock: Any, user: UserSet
 def test_a_hung_model_call_ends_at_the_timeout_and_the_cli_is_killed(netns_mock: Any, user: UserSetup) -> None:
     netns_mock.reset()
     netns_mock.script(default={"kind": "hang"})
-    adapter = adapter_for(netns_mock, user)
+    adapter = adapter_for("claude-cli", netns_mock, user)
     with pytest.raises(TimeoutError):
         asyncio.run(asyncio.wait_for(adapter.complete("Hi", CallContext(5, user.project)), 5))
     netns_mock.reset()

@@ -7,18 +7,12 @@ import json
 from typing import Any
 
 import pytest
-from adapter_harness import KEY_VAR, UserSetup, make_adapter
+from adapter_harness import UserSetup, adapter_for, make_adapter
 
 from skill_be.adapters.base import CallContext, CallError
 from skill_be.errors import ConfigError
 
 ADAPTERS = ["anthropic", "openai"]
-
-
-def adapter_for(mock: Any, user: UserSetup, name: str, **settings: object) -> Any:
-    url = mock.base_url + ("/v1" if name == "openai" else "")
-    settings = {"baseUrl": url, "apiKeyEnv": KEY_VAR, **settings}
-    return make_adapter(name, "http-mock-model", user, user.environ(**{KEY_VAR: user.key}), **settings)
 
 
 def call(adapter: Any, timeout: float = 30) -> Any:
@@ -28,7 +22,7 @@ def call(adapter: Any, timeout: float = 30) -> Any:
 @pytest.mark.parametrize("name", ADAPTERS)
 def test_answer_usage_and_key(plain_mock: Any, user: UserSetup, name: str) -> None:
     plain_mock.reset()
-    adapter = adapter_for(plain_mock, user, name, maxTokens=100, temperature=0.5)
+    adapter = adapter_for(name, plain_mock, user, maxTokens=100, temperature=0.5)
     asyncio.run(adapter.preflight())
     answer = call(adapter)
     assert answer.text == "MOCK-ANSWER: the mock model says hello"
@@ -48,7 +42,7 @@ def test_answer_usage_and_key(plain_mock: Any, user: UserSetup, name: str) -> No
 def test_429_waits_for_retry_after_then_succeeds(plain_mock: Any, user: UserSetup, name: str) -> None:
     plain_mock.reset()
     plain_mock.script(queue=[{"kind": "status", "status": 429, "headers": {"retry-after": "1"}}])
-    assert call(adapter_for(plain_mock, user, name)).text.startswith("MOCK-ANSWER")
+    assert call(adapter_for(name, plain_mock, user)).text.startswith("MOCK-ANSWER")
     assert len(plain_mock.model_calls()) == 2  # that retry-after is read at all: see the 120 s case below
 
 
@@ -56,7 +50,7 @@ def test_429_waits_for_retry_after_then_succeeds(plain_mock: Any, user: UserSetu
 def test_500_then_success(plain_mock: Any, user: UserSetup, name: str) -> None:
     plain_mock.reset()
     plain_mock.script(queue=[{"kind": "status", "status": 500, "headers": {"retry-after": "0"}}])
-    assert call(adapter_for(plain_mock, user, name)).text.startswith("MOCK-ANSWER")
+    assert call(adapter_for(name, plain_mock, user)).text.startswith("MOCK-ANSWER")
     assert len(plain_mock.model_calls()) == 2
 
 
@@ -65,7 +59,7 @@ def test_retries_are_bounded_and_the_key_is_redacted(plain_mock: Any, user: User
     plain_mock.reset()
     plain_mock.script(default={"kind": "status", "status": 503, "headers": {"retry-after": "0"}, "echo_key": True})
     with pytest.raises(CallError) as info:
-        call(adapter_for(plain_mock, user, name))
+        call(adapter_for(name, plain_mock, user))
     assert len(plain_mock.model_calls()) == 4
     assert "HTTP 503" in str(info.value) and "after 4 tries" in str(info.value)
     assert user.key not in str(info.value) and "***" in str(info.value)
@@ -76,7 +70,7 @@ def test_a_retry_after_longer_than_the_time_left_fails_at_once(plain_mock: Any, 
     plain_mock.reset()
     plain_mock.script(queue=[{"kind": "status", "status": 429, "headers": {"retry-after": "120"}}])
     with pytest.raises(CallError, match=r"HTTP 429.*wait 120 s"):
-        call(adapter_for(plain_mock, user, name), timeout=10)
+        call(adapter_for(name, plain_mock, user), timeout=10)
     assert len(plain_mock.model_calls()) == 1
 
 
@@ -85,7 +79,7 @@ def test_a_hung_connection_is_an_error_at_the_timeout(plain_mock: Any, user: Use
     plain_mock.reset()
     plain_mock.script(default={"kind": "hang"})
     with pytest.raises(CallError, match="no answer within 2 s"):
-        call(adapter_for(plain_mock, user, name), timeout=2)
+        call(adapter_for(name, plain_mock, user), timeout=2)
 
 
 @pytest.mark.parametrize("name", ADAPTERS)
@@ -93,7 +87,7 @@ def test_a_malformed_body_is_an_error(plain_mock: Any, user: UserSetup, name: st
     plain_mock.reset()
     plain_mock.script(queue=[{"kind": "malformed"}])
     with pytest.raises(CallError, match="not JSON"):
-        call(adapter_for(plain_mock, user, name))
+        call(adapter_for(name, plain_mock, user))
     assert len(plain_mock.model_calls()) == 1
 
 
@@ -102,7 +96,7 @@ def test_a_client_error_is_not_retried(plain_mock: Any, user: UserSetup, name: s
     plain_mock.reset()
     plain_mock.script(queue=[{"kind": "status", "status": 400}])
     with pytest.raises(CallError, match="HTTP 400: mock error 400"):
-        call(adapter_for(plain_mock, user, name))
+        call(adapter_for(name, plain_mock, user))
     assert len(plain_mock.model_calls()) == 1
 
 

@@ -9,24 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_harness import KEY_VAR, UserSetup, cli_path, make_adapter, still_running
+from adapter_harness import UserSetup, adapter_for, cli_path, make_adapter, still_running
 
 from skill_be.adapters.base import CallContext, CallError
 
 MODEL = "oc-mock-model"
 
 
-def adapter_for(mock: Any, user: UserSetup, api: str = "openai-completions", **settings: object) -> Any:
-    wrapped = mock.wrap(cli_path("opencode"), str(user.tmp.parent), "opencode-in-netns")
-    url = mock.base_url + ("/v1" if api == "openai-completions" else "")
-    settings = {"bin": wrapped, "provider": "mock", "baseUrl": url, "api": api, "apiKeyEnv": KEY_VAR, **settings}
-    return make_adapter("opencode-cli", MODEL, user, user.environ(**{KEY_VAR: user.key}), **settings)
-
-
 @pytest.mark.parametrize("api", ["openai-completions", "anthropic-messages"])
 def test_answer_comes_back_isolated_with_the_key_and_usage(netns_mock: Any, user: UserSetup, api: str) -> None:
     netns_mock.reset()
-    adapter = adapter_for(netns_mock, user, api)
+    adapter = adapter_for("opencode-cli", netns_mock, user, api)
     asyncio.run(adapter.preflight())
     answer = asyncio.run(adapter.complete("Say hello.", CallContext(timeout_seconds=90, cwd=user.project)))
 
@@ -69,7 +62,7 @@ def test_without_isolation_the_planted_setup_does_reach_the_model(netns_mock: An
 def test_http_500_is_an_error_at_once_not_a_minute_of_retries(netns_mock: Any, user: UserSetup) -> None:
     netns_mock.reset()
     netns_mock.script(queue=[{"kind": "status", "status": 500}])
-    adapter = adapter_for(netns_mock, user)
+    adapter = adapter_for("opencode-cli", netns_mock, user)
     with pytest.raises(CallError, match="500"):
         asyncio.run(asyncio.wait_for(adapter.complete("Hi", CallContext(90, user.project)), 90))
     assert len(netns_mock.model_calls()) == 1
@@ -78,7 +71,7 @@ def test_http_500_is_an_error_at_once_not_a_minute_of_retries(netns_mock: Any, u
 def test_a_hung_model_call_ends_at_the_timeout_and_the_cli_is_killed(netns_mock: Any, user: UserSetup) -> None:
     netns_mock.reset()
     netns_mock.script(default={"kind": "hang"})
-    adapter = adapter_for(netns_mock, user)
+    adapter = adapter_for("opencode-cli", netns_mock, user)
     with pytest.raises(TimeoutError):
         asyncio.run(asyncio.wait_for(adapter.complete("Hi", CallContext(20, user.project)), 20))
     netns_mock.reset()

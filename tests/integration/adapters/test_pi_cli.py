@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adapter_harness import KEY_VAR, UserSetup, cli_path, make_adapter, still_running
+from adapter_harness import UserSetup, adapter_for, cli_path, make_adapter, still_running
 
 from skill_be.adapters.base import CallContext, CallError
 
@@ -21,17 +21,10 @@ def base_url(mock: Any, api: str) -> str:
     return mock.base_url + ("/v1" if api == "openai-completions" else "")
 
 
-def adapter_for(mock: Any, user: UserSetup, api: str = "anthropic-messages", **settings: object) -> Any:
-    wrapped = mock.wrap(cli_path("pi"), str(user.tmp.parent), "pi-in-netns")
-    settings = {"bin": wrapped, "provider": "mock", "baseUrl": base_url(mock, api), "api": api,
-                "apiKeyEnv": KEY_VAR, **settings}  # fmt: skip
-    return make_adapter("pi-cli", MODEL, user, user.environ(**{KEY_VAR: user.key}), **settings)
-
-
 @pytest.mark.parametrize("api", APIS)
 def test_answer_comes_back_isolated_with_the_key_and_usage(netns_mock: Any, user: UserSetup, api: str) -> None:
     netns_mock.reset()
-    adapter = adapter_for(netns_mock, user, api)
+    adapter = adapter_for("pi-cli", netns_mock, user, api)
     asyncio.run(adapter.preflight())
     answer = asyncio.run(adapter.complete("Say hello.", CallContext(timeout_seconds=60, cwd=user.project)))
 
@@ -90,7 +83,7 @@ def test_the_users_models_json_and_login_are_linked_not_copied(netns_mock: Any, 
 def test_http_500_is_an_error_at_once_not_retries(netns_mock: Any, user: UserSetup) -> None:
     netns_mock.reset()
     netns_mock.script(queue=[{"kind": "status", "status": 500}])
-    adapter = adapter_for(netns_mock, user)
+    adapter = adapter_for("pi-cli", netns_mock, user)
     with pytest.raises(CallError, match="500"):
         asyncio.run(asyncio.wait_for(adapter.complete("Hi", CallContext(60, user.project)), 60))
     assert len(netns_mock.model_calls()) == 1
@@ -99,7 +92,7 @@ def test_http_500_is_an_error_at_once_not_retries(netns_mock: Any, user: UserSet
 def test_a_hung_model_call_ends_at_the_timeout_and_the_cli_is_killed(netns_mock: Any, user: UserSetup) -> None:
     netns_mock.reset()
     netns_mock.script(default={"kind": "hang"})
-    adapter = adapter_for(netns_mock, user)
+    adapter = adapter_for("pi-cli", netns_mock, user)
     with pytest.raises(TimeoutError):
         asyncio.run(asyncio.wait_for(adapter.complete("Hi", CallContext(8, user.project)), 8))
     netns_mock.reset()

@@ -5,14 +5,13 @@ the check run, the outputs and the job summary are `run`'s."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from tests.integration.github.conftest import pull_request_event, run_action, runner_env
+from tests.support.cli import skill_be
 from tests.support.fake_github import FakeGitHub
 
 PR = pull_request_event()["number"]
@@ -22,16 +21,8 @@ ROW = (
 )
 
 
-def skill_be(signup: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "skill_be", *args, "--config", "skill-be.demo.yaml"],
-        cwd=signup,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def demo(signup: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return skill_be(signup, *args, "--config", "skill-be.demo.yaml", drop=("GITHUB_", "INPUT_"))
 
 
 def run_folders(signup: Path) -> set[Path]:
@@ -44,7 +35,7 @@ def shards(signup: Path, n: int) -> list[Path]:
     moved = []
     for k in range(1, n + 1):
         before = run_folders(signup)
-        r = skill_be(signup, "run", "--shard", f"{k}/{n}")
+        r = demo(signup, "run", "--shard", f"{k}/{n}")
         assert r.returncode == 0, r.stdout + r.stderr
         (folder,) = run_folders(signup) - before
         dest = signup / "shards" / f"skill-be-shard-{k}" / folder.name
@@ -107,7 +98,7 @@ def test_regrade_grades_the_earlier_answers_with_todays_criteria(
 ) -> None:
     signup = workspace / "signup"
     before = run_folders(signup)
-    r = skill_be(signup, "run")
+    r = demo(signup, "run")
     assert r.returncode == 0, r.stdout + r.stderr
     (earlier,) = run_folders(signup) - before
     # A criterion the demo grader never meets, on the same prompt: regrade may grade the old answers.

@@ -13,7 +13,7 @@ from skill_be.adapters.base import Usage
 from skill_be.engine import pricing as p
 from skill_be.engine.observations import Output
 from skill_be.errors import ConfigError
-from skill_be.project.where import Where
+from skill_be.project.config import load_config
 from skill_be.reports.junit import GATE_CASE, junit_xml
 
 XSD = Path(__file__).parents[2] / "fixtures" / "junit" / "junit-10.xsd"
@@ -106,20 +106,24 @@ def test_the_schema_check_catches_a_broken_document() -> None:
         xmlschema.XMLSchema(str(XSD)).validate(bad)
 
 
-def test_pricing_config_and_its_mistakes() -> None:
-    w = Where("skill-be.yaml").key("pricing")
-    assert p.parse_pricing({"sonnet": {"input": 3, "output": 15}}, w) == {"sonnet": p.Price(3.0, 15.0)}
+def test_pricing_config_and_its_mistakes(tmp_path: Path) -> None:
+    """`pricing:` is validated by the config model, with the other keys: one line with the place."""
+    config = tmp_path / "skill-be.yaml"
+    base = "skills: ./skills\nevals: ./evals\nmodel: {adapter: claude-cli, id: sonnet}\ngrader: {adapter: claude-cli, id: s}\n"
+    config.write_text(base + "pricing:\n  sonnet: {input: 3, output: 15}\n")
+    assert load_config(config).pricing == {"sonnet": p.Price(3.0, 15.0)}
     cases = [
-        ([], "pricing: must map each model id to its prices"),
-        ({"sonnet": {"input": 3}}, 'pricing.sonnet: missing required key "output"'),
-        ({"sonnet": {"input": "3", "output": 1}}, "pricing.sonnet.input: must be a number of US dollars"),
-        ({"sonnet": {"input": -1, "output": 1}}, "pricing.sonnet.input: must be a number"),
-        ({"sonnet": {"input": 1, "output": 1, "cached": 1}}, "pricing.sonnet"),
+        ("[]", "pricing: must map each model id to its prices"),
+        ("{sonnet: {input: 3}}", 'pricing.sonnet: missing required key "output"'),
+        ('{sonnet: {input: "3", output: 1}}', "pricing.sonnet.input: must be a number of US dollars"),
+        ("{sonnet: {input: -1, output: 1}}", "pricing.sonnet.input: must be a number"),
+        ("{sonnet: {input: 1, output: 1, cached: 1}}", 'pricing.sonnet: unknown key "cached"'),
     ]
     for value, message in cases:
+        config.write_text(base + f"pricing: {value}\n")
         with pytest.raises(ConfigError) as e:
-            p.parse_pricing(value, w)
-        assert str(e.value).startswith(f"skill-be.yaml: {message}"), str(e.value)
+            load_config(config)
+        assert "skill-be.yaml:5:" in str(e.value) and f": {message}" in str(e.value), str(e.value)
 
 
 def o(arm: str, chars: int, text: str, usage: Usage | None = None) -> Output:

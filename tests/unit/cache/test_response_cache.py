@@ -13,6 +13,7 @@ import pytest
 
 from skill_be.adapters.base import Answer, Usage
 from skill_be.engine import cache as c
+from skill_be.project import identity
 from skill_be.results import response_cache as store
 
 
@@ -72,23 +73,23 @@ def test_the_grading_key_holds_grader_prompt_output_k_and_attempt() -> None:
     ],
 )
 def test_every_setting_of_the_entry_is_in_the_adapter_identity(tmp_path: Path, change: dict[str, object]) -> None:
-    assert c.adapter_identity(entry(), tmp_path) == c.adapter_identity(entry(), tmp_path)
-    assert c.adapter_identity(entry(), tmp_path) != c.adapter_identity(entry(**change), tmp_path)
+    assert identity.adapter_identity(entry(), tmp_path) == identity.adapter_identity(entry(), tmp_path)
+    assert identity.adapter_identity(entry(), tmp_path) != identity.adapter_identity(entry(**change), tmp_path)
 
 
 def test_a_module_file_and_a_script_named_by_run_are_in_the_identity_by_content(tmp_path: Path) -> None:
     (tmp_path / "adapter.py").write_text("async def complete(p, **k): return 'a'\n")
     module = Entry("./adapter.py", "m", {"adapter": "./adapter.py", "id": "m"})
-    before = c.adapter_identity(module, tmp_path)
+    before = identity.adapter_identity(module, tmp_path)
     (tmp_path / "adapter.py").write_text("async def complete(p, **k): return 'b'\n")
-    assert c.adapter_identity(module, tmp_path) != before
+    assert identity.adapter_identity(module, tmp_path) != before
 
     (tmp_path / "model.py").write_text("print('a')\n")
     command = Entry("command", "m", {"adapter": "command", "id": "m", "run": "python3 model.py --flag"})
-    before = c.adapter_identity(command, tmp_path)
-    assert c.adapter_identity(command, tmp_path) == before
+    before = identity.adapter_identity(command, tmp_path)
+    assert identity.adapter_identity(command, tmp_path) == before
     (tmp_path / "model.py").write_text("print('b')\n")
-    assert c.adapter_identity(command, tmp_path) != before
+    assert identity.adapter_identity(command, tmp_path) != before
 
 
 def warnings() -> tuple[list[str], object]:

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.support.errors import error_of as one_line_error
 from tests.unit.project.placed import unplaced
 
 from skill_be.errors import ConfigError
@@ -40,11 +41,7 @@ def write(tmp_path: Path, text: str, name: str = "skill-be.yaml") -> Path:
 
 def error_of(tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ConfigError) as e:
-        load_config(write(tmp_path, text))
-    message = str(e.value)
-    assert "\n" not in message
-    return unplaced(message)
+    return unplaced(one_line_error(lambda: load_config(write(tmp_path, text))))
 
 
 def test_minimal_config_gets_every_default(tmp_path: Path) -> None:

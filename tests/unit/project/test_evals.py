@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.support.errors import error_of as one_line_error
 from tests.unit.project.placed import unplaced
 
 from skill_be.errors import ConfigError
@@ -20,10 +21,7 @@ def write(tmp_path: Path, data: object) -> Path:
 
 def error_of(tmp_path: Path, data: object, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ConfigError) as e:
-        load_eval(write(tmp_path, data))
-    assert "\n" not in str(e.value)
-    return unplaced(str(e.value))
+    return unplaced(one_line_error(lambda: load_eval(write(tmp_path, data))))
 
 
 def scenario(**fields: object) -> dict[str, object]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.support.errors import error_of as one_line_error
 from tests.unit.project.placed import unplaced
 from tests.unit.project.projectdir import ProjectDir, coded, judge
 
-from skill_be.errors import ConfigError
 from skill_be.project.loader import load_project
 
 
@@ -20,11 +20,9 @@ def load(project: ProjectDir, names: tuple[str, ...] = ()) -> tuple[object, list
 def error_of(project: ProjectDir, monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...] = ()) -> str:
     monkeypatch.chdir(project.root)
     warnings: list[str] = []
-    with pytest.raises(ConfigError) as e:
-        load_project(project.config, names, warnings.append)
+    message = one_line_error(lambda: load_project(project.config, names, warnings.append))
     assert warnings == []  # a config error is the only line
-    assert "\n" not in str(e.value)
-    return unplaced(str(e.value))
+    return unplaced(message)
 
 
 def test_skills_pair_with_eval_files_in_name_order(project: ProjectDir) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.support.errors import error_of as one_line_error
 from tests.unit.project.placed import unplaced
 
 from skill_be.errors import ConfigError
@@ -16,10 +17,7 @@ def parse(text: str, folder: str = "money"):  # type: ignore[no-untyped-def]
 
 
 def error_of(text: str) -> str:
-    with pytest.raises(ConfigError) as e:
-        parse(text)
-    assert "\n" not in str(e.value)
-    return unplaced(str(e.value))
+    return unplaced(one_line_error(lambda: parse(text)))
 
 
 def test_front_matter_fields() -> None:

@@ -1,0 +1,157 @@
+"""The steps every benchmarking command shares, so `run`, `regrade` and `merge` are short scripts that
+differ only in how they configure them: check before the first call, drive the engine over the
+skills (each skill's files written as it finishes), then the checks, the last summary.json, the JUnit
+file and the closing lines."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skill_be.checks import CheckOutcome, run_checks, validate_checks
+from skill_be.commands.agent_parts import check_agents
+from skill_be.commands.assembly import Parts
+from skill_be.commands.common import warn
+from skill_be.commands.run_files import RunFiles
+from skill_be.commands.scale import write_junit, written_with
+from skill_be.engine.arms import DEFAULT_ARMS, Arm
+from skill_be.engine.calls import CallHook
+from skill_be.engine.gate import ScenarioLines
+from skill_be.engine.health import Health
+from skill_be.engine.observations import Output
+from skill_be.engine.runner import Engine, Model, Settings, UnitFilter, every_unit
+from skill_be.paths import shown
+from skill_be.project.loader import Project, Skill
+from skill_be.reports.errors import closing_lines
+from skill_be.reports.progress import Progress
+from skill_be.results.result_file import ResultEntry, read_result_file
+
+if TYPE_CHECKING:
+    from skill_be.commands.trigger_setup import TriggerRuns
+    from skill_be.engine.agent import AgentSide
+
+
+def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
+    """What can stop the run is found before the first model call: a broken result file, a check
+    setting that cannot work. Hint-word warnings print here too. Returns the result file's entries."""
+    previous = read_result_file(project.config.result_file)
+    validate_checks(project, warn)
+    check_agents(project)  # issue 17: agent scenarios need agent CLIs (commands/agent_parts.py)
+    if any(sc.output for s in project.skills for sc in s.evals.scenarios):
+        from skill_be.codetests.hints import hint_warnings
+
+        for line in hint_warnings(project, warn):
+            warn(line)
+    return dict(previous.skills) if previous else {}
+
+
+class RunListener:
+    """The engine's listener: each finished output goes to the files, then to the progress display."""
+
+    def __init__(self, files: RunFiles, progress: Progress, reps: int) -> None:
+        self.files = files
+        self.progress = progress
+        self.reps = reps
+
+    def output_done(self, skill: Skill, output: Output, lines: ScenarioLines) -> None:
+        self.files.output(skill.name, output)
+        self.progress.output_done(skill, output, lines, self.reps)
+
+    def rep_done(self, skill: Skill, scenario: str, model: str, rep: int, done: int, total: int) -> None:
+        self.progress.rep_done(scenario, model, rep, self.reps, done, total)
+
+
+async def benchmark(
+    project: Project,
+    engine: Engine,
+    files: RunFiles,
+    progress: Progress,
+    concurrency: int,
+    triggers: TriggerRuns | None = None,
+) -> None:
+    """Every skill at once under the engine's one limit; each skill's files as soon as it finishes.
+    `triggers` runs each skill's trigger calls beside its scenarios (commands/trigger_setup.py)."""
+    fingerprints = {s.name: project.fingerprint(s) for s in project.skills}
+
+    async def one(i: int, skill: Skill) -> None:
+        progress.skill_started(skill, len(engine.models), engine.settings.reps, concurrency)
+        run = await (triggers.run_skill(engine, skill, i) if triggers else engine.run_skill(skill, i))
+        progress.report(files.skill(run, fingerprints[skill.name]))
+        progress.skill_finished(skill, run.seconds)
+
+    async with asyncio.TaskGroup() as group:
+        for i, skill in enumerate(project.skills):
+            group.create_task(one(i, skill))
+
+
+async def drive(
+    project: Project,
+    parts: Parts,
+    files: RunFiles,
+    settings: Settings,
+    concurrency: int,
+    *,
+    models: Sequence[Model] | None = None,
+    hook: CallHook | None = None,
+    units: UnitFilter = every_unit,
+    arms: Sequence[Arm] = DEFAULT_ARMS,
+    agents: AgentSide | None = None,
+    triggers: TriggerRuns | None = None,
+    interrupted: Callable[[], Awaitable[None]] | None = None,
+) -> None:
+    """The engine, configured once with what varies, over every skill; the progress display around it.
+    `agents` makes agent scenarios' outputs (engine/agent.py), `triggers` adds trigger evals, and
+    `interrupted` runs on Ctrl-C before it propagates (run keeps the answers paid for)."""
+    progress = Progress()
+    listener = RunListener(files, progress, settings.reps)
+    engine = parts.engine(
+        settings, concurrency, listener, models=models, hook=hook, units=units, arms=arms, agents=agents
+    )
+    try:
+        await benchmark(project, engine, files, progress, concurrency, triggers)
+    except asyncio.CancelledError:
+        progress.close()
+        if interrupted is not None:
+            await interrupted()
+        raise
+    finally:
+        progress.close()
+
+
+def finish(
+    project: Project,
+    files: RunFiles,
+    junit: Path | None,
+    shown_project: Project | None = None,
+    verdicts: Mapping[str, ResultEntry] | None = None,
+    said: Sequence[str] = (),
+) -> int:
+    """The checks, the last summary.json (with them), the JUnit file, then `said` and the closing lines
+    over `verdicts` (default: the result file's) for `shown_project`'s skills (default: all)."""
+    outcomes = run_checks(project, warn)
+    summary = files.summary(outcomes)
+    for line in said:
+        print(line, flush=True)
+    written = written_with(files.written(summary), write_junit(junit, files.summaries) if junit else None)
+    results = files.results if verdicts is None else verdicts
+    return closing(shown_project or project, results, outcomes, written, files.errored)
+
+
+def closing(
+    project: Project,
+    results: Mapping[str, ResultEntry],
+    outcomes: Sequence[CheckOutcome],
+    written: Sequence[Path],
+    errored: Mapping[str, Health] | None = None,  # hook: issue 20, RunFiles.errored
+) -> int:
+    """Print the closing lines (reports/closing.py, reports/errors.py); 3 when a skill could not be
+    measured, else 1 when anything blocks."""
+    errored = errored or {}
+    ready = {s.name: results[s.name].ready for s in project.skills if s.name not in errored}
+    lines, code = closing_lines(ready, errored, outcomes, [shown(p) for p in written])
+    print("\n".join(lines), flush=True)
+    sys.stdout.flush()
+    return code
