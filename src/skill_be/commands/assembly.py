@@ -99,6 +99,7 @@ def engine_settings(config: Config, reps: int | None = None) -> Settings:
         template=config.with_skill_template,
         grader_rules=config.grader_prompt or grader_rules(config.grader_template),  # hook: issue 20
         gate=config.gate,
+        prices=config.pricing,  # budgets' maxCostUsd (engine/assertions.py)
     )
 
 

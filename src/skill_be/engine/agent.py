@@ -261,12 +261,19 @@ class AgentSide:
         results: list[LineResult] = []
         jobs = []
         if sc.criteria and engine.grader is not None:
-            jobs.append(engine._grade_all(out, sc.criteria, skill_index, where, skill.name))
+            jobs.append(engine._grade_all(out, sc, skill_index, where, skill.name))
         if agent.checks:
             jobs.append(self._checks(engine, skill_index, agent, after, results, out, where))
         if sc.output is not None and engine.tests is not None:
             jobs.append(self._code_tests(engine, skill, sc, after, results, out, where))
         await asyncio.gather(*jobs)
+        if sc.scored != sc.criteria:  # assertions over the agent's final message, and budget limits
+            from skill_be.engine.assertions import grade_model_free
+
+            final = (record.get("transcript") or {}).get("finalMessage")
+            grade_model_free(
+                out, sc, engine.settings.prices.get(out.model), where, text=final if isinstance(final, str) else None
+            )
         loaded = skill.doc.name in (record.get("transcript") or {}).get("skillsLoaded", {})
         if agent.skill_loaded is not None:
             results.append(LineResult(skill_lines(agent)[0], loaded == agent.skill_loaded))

@@ -12,7 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from skill_be.engine.observations import Output
 from skill_be.project.assertions import Assertion, Budget, budget_lines
+from skill_be.project.config import Price
+from skill_be.project.evals import Scenario
 
 EVIDENCE_CHARS = 160
 _BLOCK = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^[ \t]{0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
@@ -102,3 +105,30 @@ def check_budget(
 def line_names(assertions: Sequence[Assertion], budget: Budget | None) -> list[str]:
     """Every model-free line of a scenario, in report order: assertions, then budget limits."""
     return [a.label for a in assertions] + budget_lines(budget)
+
+
+def grade_model_free(out: Output, sc: Scenario, price: Price | None, where: str, text: str | None = None) -> None:
+    """Append the verdicts of the scenario's assertions and budget limits to the output's (after the
+    judge's, one per line of `sc.scored`); each failed line leaves a note with its evidence. The
+    assertions read `text` when given (an agent's final message), else the answer."""
+    n = len(sc.criteria)
+    judged = out.verdicts if len(out.verdicts) == n else [False] * n
+    text = text if text is not None else out.text or ""
+    results = [check(a, text) for a in sc.assertions]
+    if sc.budget is not None:
+        u = out.usage
+        tokens = (
+            u.input_tokens + u.output_tokens
+            if u and u.input_tokens is not None and u.output_tokens is not None
+            else None
+        )
+        cost = None
+        if price is not None and tokens is not None and u is not None:
+            cost = ((u.input_tokens or 0) * price.input + (u.output_tokens or 0) * price.output) / 1e6
+        transcript = (out.agent or {}).get("transcript") or {}  # agent scenarios: what the CLI reported
+        turns = transcript.get("turns") if isinstance(transcript, dict) else None
+        reported = transcript.get("costUsd") if isinstance(transcript, dict) else None
+        cost = float(reported) if isinstance(reported, int | float) and cost is None else cost
+        results += check_budget(sc.budget, tokens, cost, out.seconds, turns if isinstance(turns, int) else None)
+    out.verdicts = [*judged, *(r.passed for r in results)]
+    out.notes += [f"{where}: {r.line}: {r.evidence}" for r in results if not r.passed]

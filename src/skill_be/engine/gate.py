@@ -79,12 +79,12 @@ class ScenarioLines:
 
     @property
     def labels(self) -> list[tuple[str, str]]:
-        return [(c, "criterion") for c in self.scenario.criteria] + [(TEST_PREFIX + t, "test") for t in self.tests]
+        return [(c, "criterion") for c in self.scenario.scored] + [(TEST_PREFIX + t, "test") for t in self.tests]
 
 
 def score_lines(lines: ScenarioLines, model: str, outputs: Sequence[Output]) -> list[LineScore]:
     """Each line's share of reps that passed, per arm, for one scenario on one model."""
-    n = len(lines.scenario.criteria)
+    n = len(lines.scenario.scored)
     by_arm = {arm: [o.passes(n, lines.tests) for o in outputs if o.arm == arm] for arm in (BASELINE, WITH_SKILL)}
     scores: list[LineScore] = []
     for i, (label, kind) in enumerate(lines.labels):
@@ -118,7 +118,7 @@ def arm_samples(
     """Each scenario's answers on each model as shares of lines passed, per arm."""
     out: dict[tuple[str, str], tuple[ArmSample, ArmSample]] = {}
     for sl in lines:
-        n = len(sl.scenario.criteria)
+        n = len(sl.scenario.scored)
         for m in models:
             mine = [o for o in outputs if o.scenario == sl.scenario.id and o.model == m]
             base, skill = (

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skill_be.adapters.base import AdapterStartError, CallContext
 from skill_be.engine.arms import DEFAULT_ARMS, Arm
+from skill_be.engine.assertions import grade_model_free
 from skill_be.engine.calls import LIVE, Call, CallHook, CallTag, Model
 from skill_be.engine.gate import Gate, LineScore, ScenarioLines
 from skill_be.engine.limiter import PriorityLimiter
@@ -18,7 +19,8 @@ from skill_be.engine.observations import Grading, Output, TestRun
 from skill_be.engine.prompts import grader_prompt
 from skill_be.engine.topup import settle
 from skill_be.engine.verdicts import Unparseable, majority, parse_verdicts
-from skill_be.project.config import GateConfig
+from skill_be.project.config import GateConfig, Price
+from skill_be.project.evals import Scenario
 from skill_be.project.loader import Skill
 
 if TYPE_CHECKING:
@@ -75,6 +77,8 @@ class Settings:
     grader_rules: str | None
     gate: GateConfig
     top_up: bool = False  # --top-up: more reps for what the evidence rule finds inconclusive
+    # The config's pricing by model label or id, for budgets' maxCostUsd (engine/assertions.py).
+    prices: Mapping[str, Price] = field(default_factory=dict)
 
 
 @dataclass
@@ -231,16 +235,24 @@ class Engine:
             out.text, out.usage, out.meta = answer.text, answer.usage, dict(answer.meta)
             jobs = []
             if sc.criteria and self.grader is not None:
-                jobs.append(self._grade_all(out, sc.criteria, skill_index, where, skill.name))
+                jobs.append(self._grade_all(out, sc, skill_index, where, skill.name))
             if sc.output is not None and self.tests is not None:
                 jobs.append(self._test(out, skill, sc.id, where))
             await asyncio.gather(*jobs)
+            if sc.scored != sc.criteria:  # assertions and budget limits: graded here, without a model
+                grade_model_free(out, sc, self._price(model), where)
         self.listener.output_done(skill, out, sl)
         return out
 
-    async def _grade_all(self, out: Output, criteria: Sequence[str], skill_index: int, where: str, skill: str) -> None:
+    def _price(self, model: Model) -> Price | None:
+        """The config's price of a model, by its label, else by its id (as the cost line finds it)."""
+        prices = self.settings.prices
+        return prices.get(model.label) or prices.get(str(model.adapter.describe().get("id", "")))
+
+    async def _grade_all(self, out: Output, sc: Scenario, skill_index: int, where: str, skill: str) -> None:
         assert out.text is not None and self.grader is not None
-        prompt = grader_prompt(self.settings.grader_rules, criteria, out.text)
+        criteria = sc.criteria
+        prompt = grader_prompt(self.settings.grader_rules, criteria, out.text, sc.judge_context)
         out.gradings = list(
             await asyncio.gather(
                 *(

@@ -17,7 +17,7 @@ def _outcome(out: Output, lines: ScenarioLines) -> str:
     if out.error is not None:
         return f"error: {out.error}"
     parts = []
-    n = len(lines.scenario.criteria)
+    n = len(lines.scenario.scored)
     if n:
         parts.append(f"{sum(out.verdicts)}/{n} YES")
     if lines.tests:

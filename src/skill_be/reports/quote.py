@@ -24,6 +24,8 @@ from collections.abc import Iterable
 
 from skill_be.reports.strings import TEST_PREFIX
 
+LINE_PREFIXES = (TEST_PREFIX, "[assert] ", "[budget] ")  # kinds of a scored line's name
+
 NEWLINE_MARK = " ⏎ "
 DEFAULT_LIMIT = 2_000
 # \r\n first so it counts as one break; then each character CommonMark, HTML or Python splits lines on.
@@ -63,10 +65,11 @@ def md_code(text: object, *, table: bool = False, limit: int = DEFAULT_LIMIT) ->
 def md_text(text: object, *, limit: int = DEFAULT_LIMIT) -> str:
     """A name shown as written, inside Markdown prose or a table cell, unable to become markup.
 
-    A code test's line keeps its `[test] ` prefix as the reference writes it (followed by a space, it
-    cannot start a link); the name after it is escaped like any other text."""
+    A line's kind prefix (`[test] `, as the reference writes it, and skill-be's `[assert] ` and
+    `[budget] `) is kept (followed by a space, it cannot start a link); the name after it is escaped
+    like any other text."""
     flat = one_line(text, limit)
-    prefix = TEST_PREFIX if flat.startswith(TEST_PREFIX) else ""
+    prefix = next((p for p in LINE_PREFIXES if flat.startswith(p)), "")
     return prefix + _ACTIVE.sub(_escape, flat[len(prefix) :])
 
 
