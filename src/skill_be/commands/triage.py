@@ -18,6 +18,8 @@ from skill_be.results.atomic import write_atomic
 from skill_be.results.run_dir import latest_run, run_id
 from skill_be.results.summary_file import failures, read_summary
 
+MODEL_FREE = ("[assert] ", "[budget] ")  # lines graded without a model (engine/assertions.py)
+
 
 def main(
     config_path: Path, skills: Sequence[str] = (), below: int | None = None, samples: int = 2, keep_deps: bool = False
@@ -30,7 +32,8 @@ async def _triage(config_path: Path, names: list[str], below: int | None, sample
     config = project.config
     run_dir = latest_run(config.results, "triage")
     summary = read_summary(run_dir / "summary.json")  # through its model: a broken file is one line
-    todo = failures(summary, [s.name for s in project.skills], below)
+    # Assertion and budget lines carry their evidence in the report already and have no judge to ask.
+    todo = [f for f in failures(summary, [s.name for s in project.skills], below) if not f.line.startswith(MODEL_FREE)]
     ours = {s.name for s in project.skills}
     errors = {n: s.errors for n, s in summary.skills.items() if n in ours}
     tested = project._replace(
