@@ -31,6 +31,7 @@ from skill_be.agents.workspace import (
     git_repo,
     start_files,
 )
+from skill_be.engine.calls import Call, CallTag, Model
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import WITH_SKILL
@@ -41,7 +42,6 @@ from skill_be.project.loader import Skill
 if TYPE_CHECKING:
     from skill_be.agents.container import AgentRun, CheckResult
     from skill_be.engine.arms import Arm
-    from skill_be.engine.calls import Call, CallTag, Model
     from skill_be.engine.runner import Engine
 
 AGENT_ADAPTERS = ("claude-cli", "pi-cli", "opencode-cli")  # the adapters whose CLI can act as an agent
@@ -217,8 +217,6 @@ class AgentSide:
         failed: dict[str, Any],
         box: AgentSandbox,
     ) -> Callable[[Model, str, tuple[int, ...], CallTag], Any]:
-        from skill_be.engine.calls import Call
-
         async def make(model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
             async with engine.limiter.slot(priority):
                 started = time.monotonic()

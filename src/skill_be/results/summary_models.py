@@ -54,6 +54,28 @@ class GradingSummary(Written):
     usage: UsageSummary | None = None
 
 
+class AgentRunSummary(Written):
+    """An agent scenario's run, in numbers (agents/record.py `summary_of`; reports/agent.py shows them)."""
+
+    loaded: Flag = Field(description="whether the agent loaded the skill under test")
+    loaded_turn: Integer | None = Field(None, alias="loadedTurn")
+    turns: Count = 0
+    tool_calls: Count = Field(0, alias="toolCalls")
+    input_tokens: Integer | None = Field(None, alias="inputTokens")
+    output_tokens: Integer | None = Field(None, alias="outputTokens")
+    cost_usd: Real | None = Field(None, alias="costUsd")
+    seconds: Real | None = None
+    exit: Integer | None = None
+    skills_offered: list[AnyText] | None = Field(None, alias="skillsOffered")
+
+
+class AdapterSummary(Written):
+    """What the adapter recorded about a call (its own keys, kept as written), and for an agent
+    scenario the agent's run."""
+
+    agent: AgentRunSummary | None = None
+
+
 class OutputSummary(Written):
     """One generation of one arm: where its answer file is, its verdicts, gradings, tests and errors."""
 
@@ -64,7 +86,7 @@ class OutputSummary(Written):
     seconds: Real = 0
     prompt_chars: Count = Field(0, alias="promptChars")
     usage: UsageSummary | None = None
-    adapter: Meta | None = None
+    adapter: AdapterSummary | None = None
     verdicts: list[bool] | None = None
     gradings: ListOf(GradingSummary, "gradings") = Field(default_factory=list)  # type: ignore[valid-type]
     tests: TestsSummary | None = None

@@ -39,7 +39,9 @@ def model_of(name: str) -> Any:
 def generate(name: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one format, keys as the files spell them."""
     schema: dict[str, Any] = model_of(name).model_json_schema(by_alias=True, mode="validation")
-    return {"$schema": DIALECT, **_no_null(schema)}
+    # summary.json keeps the nulls its writer writes (results/summary_models.py `Written`): there a
+    # null is a value (a failed output's `usage`, an undecided `repsToDecide`), so its schema offers it.
+    return {"$schema": DIALECT, **(schema if name == "summary" else _no_null(schema))}
 
 
 def _no_null(node: Any) -> Any:

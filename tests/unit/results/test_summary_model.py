@@ -146,3 +146,26 @@ def test_the_merged_features_keys_are_typed_in_the_writers_order(tmp_path: Path)
     bare["skills"]["money"] = {"triggersX" if k == "triggers" else k: v for k, v in bare["skills"]["money"].items()}
     moved = json.dumps(bare, indent=2) + "\n"
     assert SummaryModel.of(json.loads(moved)).to_json() != moved
+
+
+def test_an_outputs_agent_part_is_typed_and_its_adapter_keys_kept() -> None:
+    """An agent scenario's output records its run under `adapter.agent` (agents/record.py summary_of);
+    an ordinary adapter's own keys stay as written."""
+    from skill_be.agents.record import summary_of
+
+    doc = json.loads((FIXTURES / "basic.json").read_text(encoding="utf-8"))
+    skill = next(iter(doc["skills"].values()))
+    outputs = next(iter(skill["scenarios"][0]["models"].values()))["outputs"]
+    transcript = {"skillsLoaded": {"money": 2}, "turns": 3, "toolCalls": [{}], "inputTokens": 5, "costUsd": 0.5}
+    outputs[0]["adapter"] = {"agent": summary_of({"transcript": transcript, "seconds": 1.5, "exit": 0}, "money")}
+    outputs[1]["adapter"] = {"cli": "claude", "version": "2.1"}
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    typed = parse_summary(text, "summary.json")
+    assert typed.to_json() == text
+    out = next(iter(typed.skills.values())).scenarios[0].models
+    agent = next(iter(out.values())).outputs[0].adapter.agent
+    assert agent is not None and agent.loaded and agent.loaded_turn == 2 and agent.tool_calls == 1
+    outputs[0]["adapter"]["agent"]["turns"] = "three"  # control: a wrong type is one line, not a traceback
+    with pytest.raises(ConfigError, match=r"adapter\.agent\.turns") as e:
+        parse_summary(json.dumps(doc), "summary.json")
+    assert "\n" not in str(e.value)
