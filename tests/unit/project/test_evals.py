@@ -111,7 +111,7 @@ def test_valid_ids(tmp_path: Path, sid: str) -> None:
         ),
         (
             {"scenarios": [scenario(criteria=None)]},
-            'money.json: scenarios[0] (id "split"): needs "criteria" (a non-empty list of strings), an "output", or both',
+            'money.json: scenarios[0] (id "split"): needs "criteria" (a non-empty list of strings), an "output", "assertions", or more than one',
         ),
         (
             {"scenarios": [scenario(criteria=[])]},
