@@ -65,7 +65,7 @@ class AgentRunSummary(Written):
     output_tokens: Integer | None = Field(None, alias="outputTokens")
     cost_usd: Real | None = Field(None, alias="costUsd")
     seconds: Real | None = None
-    exit: Integer | None = None
+    exit: AnyText | None = None  # the CLI's exit code as text, "timeout", or "" when it never ran
     skills_offered: list[AnyText] | None = Field(None, alias="skillsOffered")
 
 

@@ -157,7 +157,7 @@ def test_an_outputs_agent_part_is_typed_and_its_adapter_keys_kept() -> None:
     skill = next(iter(doc["skills"].values()))
     outputs = next(iter(skill["scenarios"][0]["models"].values()))["outputs"]
     transcript = {"skillsLoaded": {"money": 2}, "turns": 3, "toolCalls": [{}], "inputTokens": 5, "costUsd": 0.5}
-    outputs[0]["adapter"] = {"agent": summary_of({"transcript": transcript, "seconds": 1.5, "exit": 0}, "money")}
+    outputs[0]["adapter"] = {"agent": summary_of({"transcript": transcript, "seconds": 1.5, "exit": "0"}, "money")}
     outputs[1]["adapter"] = {"cli": "claude", "version": "2.1"}
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     typed = parse_summary(text, "summary.json")
