@@ -96,7 +96,9 @@ function startHost(fds, { uid, nproc, wrap, cwd, home }) {
     stdio: ['ignore', 'ignore', process.env.SKB_DEBUG ? 'inherit' : 'ignore', fds.hostIn, fds.hostOut, fds.hostInSync],
     ...(drop ? { uid, gid: uid } : {}),
   });
-  host.on('error', () => {});
+  host.on('error', () => {
+    host.failed = true; // no 'exit' may follow: supervise() checks this
+  });
   return { host, uid, nproc, wrap };
 }
 
@@ -221,7 +223,7 @@ function supervise(runner, host, wrapped) {
     await exited(host);
     endAs(code, signal);
   });
-  host?.on('exit', async (code, signal) => {
+  const hostEnded = async (code, signal) => {
     if (done) return;
     done = true;
     // bwrap reports a command killed by signal N as exit code 128 + N.
@@ -229,7 +231,12 @@ function supervise(runner, host, wrapped) {
     kill(runner);
     await exited(runner);
     endAs(code, signal);
-  });
+  };
+  if (host === null) return;
+  host.on('exit', hostEnded);
+  host.on('error', () => hostEnded(127, null)); // it could not start (no bwrap, no node)
+  if (host.failed) hostEnded(127, null);
+  else if (host.exitCode !== null || host.signalCode !== null) hostEnded(host.exitCode, host.signalCode);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
