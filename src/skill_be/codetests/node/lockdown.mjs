@@ -158,9 +158,22 @@ function walk(rootList, live) {
 // the language's), accessors stay configurable: Node defines lazy exports (`fs.Dir`) as getters that
 // replace themselves with a value on first use, which `import 'node:fs'` does after this ran.
 function harden(obj, language) {
-  for (const key of Reflect.ownKeys(obj)) {
-    const d = Reflect.getOwnPropertyDescriptor(obj, key);
-    if (!d) continue;
+  const descriptors = Object.getOwnPropertyDescriptors(obj);
+  let plain = true; // nothing to keep writable or configurable: Object.freeze, the fast way
+  for (const key of Reflect.ownKeys(descriptors)) {
+    const d = descriptors[key];
+    if (!('value' in d)) {
+      if (d.get) Object.freeze(d.get);
+      if (d.set) Object.freeze(d.set);
+      if (d.configurable && !language) plain = false;
+    } else if (!d.configurable && d.writable && typeof obj !== 'function') plain = false;
+  }
+  if (plain) {
+    Object.freeze(obj);
+    return;
+  }
+  for (const key of Reflect.ownKeys(descriptors)) {
+    const d = descriptors[key];
     if (!('value' in d)) {
       if (d.get) Object.freeze(d.get);
       if (d.set) Object.freeze(d.set);
