@@ -15,6 +15,8 @@ another container (the GitHub Action's); the Docker socket and skill-be's enviro
 from __future__ import annotations
 
 import contextlib
+import json
+import secrets
 import socket
 import struct
 import threading
@@ -30,39 +32,48 @@ from docker.types import Mount
 
 from skill_be import __version__
 from skill_be.codetests.protocol import Request
-from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, image
-from skill_be.codetests.sandbox.payload import RUNS_MODE, TESTS_MODE, build_payload
+from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, image, pair
+from skill_be.codetests.sandbox.payload import RUNS_MODE, TESTS_MODE, Owners, build_payload, test_file_tar
 from skill_be.errors import ConfigError
 
 DEFAULT_IMAGE = f"skill-be-sandbox:{__version__}"
 LABEL = "skill-be.run"
-USER = "0:0"  # PID 1 and the runner; the answers run as ANSWER_UID
-ANSWER_UID = 10001  # nothing else in the container has it
-# What root keeps: switch to the answer's uid; kill its processes; remove what it left in runs/.
-CAPABILITIES = ["SETUID", "SETGID", "KILL", "DAC_OVERRIDE", "FOWNER"]
+USER = "0:0"  # PID 1 only: an idle shell with no capability; nothing else in the container is root
+ANSWER_UID = 10001  # the answers' processes; nothing else in the container has it
+RUNNER_UID = 10002  # the runner (the tests and the verdicts); nothing else has it, nor its group
+CAPABILITIES: list[str] = []  # none: the runner and the answer start under their own uids from the engine
 WORK = "/work"
 RUNNER = f"{WORK}/h/runner.mjs"
+PAIRS = f"{WORK}/p"  # the answer's, 0711: each answer's pair folder (see pair.py)
+RUNNER_HOME = f"{WORK}/r"  # the runner's, 0700: its own temp folder (its FIFOs)
 DIRTY = (97, 98)  # the cleanup before a runner could not finish: the container is replaced
 IDLE = "trap '' TERM INT HUP; while :; do sleep 2147483647 & wait; done"  # PID 1; its wait reaps orphans
-# The one child of PID 1 when the container starts: its idle sleep, spared by the cleanup below.
-FIND_IDLE = (
-    "for p in /proc/[0-9]*; do read -r s < $p/stat 2>/dev/null || continue; "
-    'set -- ${s##*)}; [ "$2" = 1 ] && echo ${p#/proc/}; done; :'
-)
-# Kill every process but PID 1, its idle sleep and this shell (no fork: builtins only), empty each
-# runs/ folder, then become the runner. Exit 97/98 when something survives.
-START = (
+# Kill every other process of this uid, with builtins only (no fork to race): `kill` succeeds on
+# this uid's processes only (every other one is root's or the other uid's); exit 97 if they keep coming.
+KILL_MINE = (
     "n=0; while :; do f=0; for p in /proc/[0-9]*; do q=${p#/proc/}; "
-    'case $q in 1|$$|"$IDLE") continue;; esac; kill -9 $q 2>/dev/null && f=1; done; '
+    "case $q in 1|$$) continue;; esac; kill -9 $q 2>/dev/null && f=1; done; "
     "[ $f = 0 ] && break; n=$((n+1)); [ $n -lt 2000 ] || exit 97; done; "
-    f"for d in {WORK}/b/*/w/runs; do "
-    'rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; '
-    '[ -z "$(ls -A "$d")" ] || exit 98; done; '
-    'rm -f /dev/mqueue/* 2>/dev/null; [ -z "$(ls -A /dev/mqueue 2>/dev/null)" ] || exit 98; '
-    f"setpriv --reuid={ANSWER_UID} --regid={ANSWER_UID} --clear-groups ipcrm --all 2>/dev/null; "
-    f'exec node {RUNNER} run "$@"'
 )
-RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": f"{WORK}/b", "TMPDIR": f"{WORK}/b"}
+# As the answers' uid ($1 its run folder's name, $2 the pair folder): kill what the last answer left,
+# empty each runs/ and the pairs, remove its message queues and System V IPC, make this answer's run
+# folder in each runs/ and its pair, then start its process on the pair (pair.HOST).
+ANSWER_START = (
+    KILL_MINE + f"for d in {WORK}/b/*/w/runs {PAIRS}; do "
+    'rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; [ -z "$(ls -A "$d")" ] || exit 98; done; '
+    'rm -f /dev/mqueue/* 2>/dev/null; ipcrm --all 2>/dev/null; '
+    f'for d in {WORK}/b/*/w/runs; do mkdir -m 700 "$d/$1" || exit 98; done; '
+    'p=$2; mkdir -m 711 "$p" && mkfifo -m 666 "$p/in" "$p/out" && : >"$p/ready" || exit 98; '
+    f'cd {WORK}/b && exec /bin/sh -c "$3" host "$p" node {WORK}/h/host.mjs'
+)
+# As the runner's uid: kill what the last runner left, remove its queues and IPC and its temp
+# folder's files, then become the runner.
+RUNNER_START = (
+    KILL_MINE + 'rm -f /dev/mqueue/* 2>/dev/null; ipcrm --all 2>/dev/null; '
+    f'rm -rf -- {RUNNER_HOME}/* {RUNNER_HOME}/.[!.]* 2>/dev/null; exec node {RUNNER} run "$@"'
+)
+RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": RUNNER_HOME, "TMPDIR": RUNNER_HOME}
+ANSWER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": f"{WORK}/b", "TMPDIR": f"{WORK}/b"}
 PING_TIMEOUT_S = 3
 # Docker's default profile (moby/profiles, seccomp/default.json at cd3bed8) without what model-written
 # code never needs: ptrace and reading other processes (process_vm_*, kcmp, pidfd_getfd), io_uring,
@@ -194,13 +205,16 @@ class DockerSlot:
         self.volume: Any = None
         self.current: DockerChannel | None = None
         self.channels: list[DockerChannel] = []
-        self.idle_pid = ""
+        self.token: str | None = None  # names this answer's run folder and pair folder
+        self.opened: str | None = None  # the token of the runner started last
+        self.written: dict[str, set[str]] = {}  # work key -> the test files given to this container
 
     def _create(self) -> None:
         s = self.sandbox.settings
         client = self.sandbox.client
         payload, size = self.sandbox.payload()
         self.generation += 1
+        self.written = {}
         name = f"skill-be-{s.run_id}-{self.n}-{self.generation}"
         labels = {LABEL: s.run_id, "skill-be.version": __version__}
         size_mb = size // (1 << 20) + max(64, s.memory_mb)
@@ -236,15 +250,18 @@ class DockerSlot:
             # After start(): the archive API cannot write into the tmpfs volume of a stopped container.
             if not self.container.put_archive(WORK, payload):
                 raise SandboxError("the Docker sandbox refused the test files")
-            found = self.container.exec_run(["sh", "-c", FIND_IDLE], user=USER).output.decode().split()
-            if len(found) != 1:
-                raise SandboxError(f"the Docker sandbox's idle process was not found ({' '.join(found) or 'none'})")
-            self.idle_pid = found[0]
         except ImageNotFound:
             raise SandboxError(image_missing(s.image)) from None
         except (APIError, DockerException) as e:
             self.retire()
             raise SandboxError(f"the Docker sandbox could not start ({_short(e)})") from None
+
+    def _exec(self, cmd: list[str], user: str, env: dict[str, str], attach: bool) -> Any:
+        api = self.sandbox.client.api
+        exec_id = api.exec_create(
+            self.container.id, cmd, stdin=attach, stdout=attach, stderr=attach, user=user, environment=env, workdir=WORK
+        )["Id"]
+        return exec_id, api.exec_start(exec_id, socket=attach, detach=not attach)
 
     def open(self) -> OpenChannel:
         if self.container is None:
@@ -253,19 +270,17 @@ class DockerSlot:
                 if self.sandbox.closed:
                     raise SandboxError("the Docker sandbox is closed")
                 self._create()
-        api = self.sandbox.client.api
+        if self.token is None or self.token == self.opened:
+            self.token = secrets.token_hex(8)
+        self.opened = token = self.token
+        weaken = self.sandbox.settings.weaken
+        runner_user = USER if "runner-uid" in weaken else f"{RUNNER_UID}:{RUNNER_UID}"
         try:
-            exec_id = api.exec_create(
-                self.container.id,
-                ["sh", "-c", START, "sh", *self.early()],
-                stdin=True,
-                stdout=True,
-                stderr=True,
-                user=USER,
-                environment={**RUNNER_ENV, "IDLE": self.idle_pid},
-                workdir=WORK,
-            )["Id"]
-            sock = api.exec_start(exec_id, socket=True)
+            if "realm" not in weaken:
+                answer = ["sh", "-c", ANSWER_START, "sh", f"r-{token}", f"{PAIRS}/{token}", pair.HOST]
+                self._exec(answer, f"{ANSWER_UID}:{ANSWER_UID}", ANSWER_ENV, attach=False)
+            runner = ["sh", "-c", RUNNER_START, "sh", *self.early()]
+            exec_id, sock = self._exec(runner, runner_user, RUNNER_ENV, attach=True)
         except (APIError, DockerException) as e:
             raise SandboxError(f"the test process could not start in the Docker sandbox ({_short(e)})") from None
         self.current = DockerChannel(self.sandbox.client, exec_id, sock)
@@ -273,23 +288,45 @@ class DockerSlot:
         del self.channels[:-4]  # the older ones were stopped when their answer ended
         return self.current
 
+    def _wrap(self) -> list[str]:
+        return pair.relay_wrap(f"{PAIRS}/{self.token}")
+
     def early(self) -> list[str]:
-        """The runner's options to start the answer's process before the request comes."""
-        weaken = self.sandbox.settings.weaken
-        if "realm" in weaken:
+        """The runner's options to start (the relay to) the answer's process before the request comes."""
+        if "realm" in self.sandbox.settings.weaken:
             return []
-        return ["--host", "-" if "uid" in weaken else str(ANSWER_UID), "0"]
+        return ["--host", "-", "0", "--wrap", json.dumps(self._wrap())]
 
     def base(self, work: Work) -> str:
         return f"{WORK}/b/{work.key}/w"
 
     def prepare(self, request: Request, work: Work) -> Request:
         weaken = self.sandbox.settings.weaken
-        uid = None if "uid" in weaken else ANSWER_UID
-        return replace(request, base=self.base(work), uid=uid, in_realm="realm" in weaken)
+        if self.token is None:
+            self.token = secrets.token_hex(8)
+        self._give_test(work, request.test)
+        if "realm" in weaken:
+            return replace(request, base=self.base(work), in_realm=True)
+        return replace(request, base=self.base(work), run=f"r-{self.token}", uid=None, nproc=0, wrap=tuple(self._wrap()))
+
+    def _give_test(self, work: Work, test: str) -> None:
+        """This answer's test file into the container, the ones earlier answers had emptied: the runner
+        reads the test of its own scenario and no other."""
+        if self.container is None:
+            return  # open() makes the container, and this answer's runner fails to load its test then
+        written = self.written.setdefault(work.key, set())
+        blank = tuple(sorted(written - {test}))
+        mode = 0o644 if "tests" in self.sandbox.settings.weaken else 0o640
+        data = test_file_tar(work, test, "", (0, RUNNER_UID), blank, mode)
+        try:
+            ok = self.container.put_archive(self.base(work), data)
+        except (APIError, DockerException):
+            ok = False
+        if ok:
+            written.add(test)
 
     def finished(self, work: Work, run: str) -> None:
-        pass  # the next runner's start empties runs/
+        self.token = None  # the next start kills what this answer left and empties its folders
 
     def retire(self) -> None:
         container, volume = self.container, self.volume
@@ -300,6 +337,16 @@ class DockerSlot:
         for channel in self.channels:
             channel.stop()
         self.retire()
+
+
+def owners(weaken: frozenset[str]) -> Owners:
+    """tests/ readable by the runners' group only, its test files given per answer; runs/ and the pairs
+    the answers'; the runner's own temp folder its own."""
+    tests = (0, 0, 0o755) if "tests" in weaken else (0, RUNNER_UID, TESTS_MODE)
+    if "realm" in weaken:  # the runner writes the answer itself: the old layout
+        return Owners(tests=tests, runs=(0, 0, RUNS_MODE), dirs=(("r", RUNNER_UID, RUNNER_UID, 0o700),))
+    dirs = (("p", ANSWER_UID, ANSWER_UID, 0o711), ("r", RUNNER_UID, RUNNER_UID, 0o700))
+    return Owners(tests=tests, runs=(ANSWER_UID, ANSWER_UID, 0o711), dirs=dirs, test_files=False)
 
 
 def _short(e: BaseException) -> str:
@@ -325,8 +372,7 @@ class DockerSandbox:
     def payload(self) -> tuple[bytes, int]:
         with self.lock:
             if self._payload is None:
-                tests_mode = 0o755 if "tests" in self.settings.weaken else TESTS_MODE
-                self._payload = build_payload(self.settings.works, tests_mode=tests_mode, runs=(0, RUNS_MODE))
+                self._payload = build_payload(self.settings.works, owners(self.settings.weaken))
             return self._payload
 
     def new_slot(self) -> DockerSlot:
