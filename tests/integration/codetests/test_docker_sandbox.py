@@ -108,7 +108,7 @@ def test_the_container_is_locked_down(box: Sandboxed) -> None:
     host = container.attrs["HostConfig"]
     assert host["NetworkMode"] == "none"
     assert host["ReadonlyRootfs"] is True
-    assert host["CapDrop"] == ["ALL"] and sorted(host["CapAdd"]) == sorted(CAPABILITIES)
+    assert host["CapDrop"] == ["ALL"] and not host["CapAdd"] and not CAPABILITIES
     assert host["SecurityOpt"][0] == "no-new-privileges"
     assert host["SecurityOpt"][1].startswith("seccomp=") and "io_uring_setup" not in host["SecurityOpt"][1]
     assert host["PidsLimit"] == 64
@@ -117,7 +117,7 @@ def test_the_container_is_locked_down(box: Sandboxed) -> None:
     assert host["Privileged"] is False
     assert not host.get("Binds")
     assert [(m["Type"], m["Destination"]) for m in container.attrs["Mounts"]] == [("volume", "/work")]
-    assert container.attrs["Config"]["User"] == "0:0"  # PID 1 and the runner; the answers run as ANSWER_UID
+    assert container.attrs["Config"]["User"] == "0:0"  # PID 1 only, with no capability
     env = container.attrs["Config"]["Env"] or []
     assert not any(box.canary in e or e.startswith("DOCKER") for e in env)
     assert volume.attrs["Options"]["type"] == "tmpfs"
@@ -255,14 +255,20 @@ def test_process_exit_fails_the_test(box: Sandboxed) -> None:
 
 
 def test_killing_its_parent_or_pid_1_reaches_neither_skill_be_nor_the_container(box: Sandboxed) -> None:
-    code = """export const result = () => {
-  try { process.kill(1, 'SIGKILL'); } catch {}
-  process.kill(process.ppid, 'SIGKILL');
-  return 'LEAK: still running after killing its parent';
+    code = """import fs from 'node:fs';
+export const result = () => {
+  const killed = [];
+  for (const p of fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p))) {
+    let uid = '';
+    try { uid = fs.readFileSync(`/proc/${p}/status`, 'utf8').match(/Uid:\\s+(\\d+)/)[1]; } catch { continue; }
+    if (Number(uid) === process.getuid()) continue;
+    try { process.kill(Number(p), 'SIGKILL'); killed.push(`${p} (uid ${uid})`); } catch {}
+  }
+  return killed.length ? 'LEAK: killed ' + killed.join(', ') : 'contained';
 };"""
     passed, message = probe(box.run(code))
-    # Its parent is the runner, under root: out of the answer's uid's reach, as PID 1 is.
-    assert (passed, message) == (False, "kill EPERM")
+    # PID 1 (root) and the runner (its own uid) are out of the answer's uid's reach.
+    assert (passed, message) == (True, "")
     box.next_answer_is_unaffected()
 
 

@@ -93,6 +93,33 @@ def wrap_argv(bwrap: str, node: str, harness_dir: Path, base: Path, packages: Pa
     return argv
 
 
+def runner_argv(bwrap: str, node: str, staged: Path, home: Path) -> list[str]:
+    """bwrap and its options for the runner itself (as root, under the runner's uid): its own pid,
+    network, IPC and mount namespaces, the system and the staged work folders read-only (it reads
+    its slot's tests there; the pair's FIFOs open read-write on a read-only mount), its home its
+    only writable folder. No view of skill-be, the host's files or any other process."""
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--clearenv"]
+    argv += ["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", str(home)]
+    argv += ["--setenv", "TMPDIR", str(home)]
+    argv += ["--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    argv += _system_links()
+    real = Path(os.path.realpath(shutil.which(node) or node))
+    if not str(real).startswith("/usr/"):
+        argv += ["--ro-bind", str(real.parent.parent), str(real.parent.parent)]
+    argv += ["--ro-bind", str(staged), str(staged), "--bind", str(home), str(home), "--"]
+    return argv
+
+
+def _system_links() -> list[str]:
+    argv: list[str] = []
+    for link in SYSTEM_LINKS:
+        if os.path.islink(link):
+            argv += ["--symlink", os.readlink(link), link]
+        elif os.path.isdir(link):
+            argv += ["--ro-bind", link, link]
+    return argv
+
+
 class BwrapSlot(ProcessSlot):
     """Its answers, one at a time, use one run folder, made before the runner starts and removed
     after each answer, so that bwrap (which binds it) can start before the answer comes."""
@@ -106,11 +133,22 @@ class BwrapSlot(ProcessSlot):
     def wrap(self, work: Work) -> list[str]:
         base = self.sandbox.folder_of(work)
         packages = base.parent / "node_modules" if self.sandbox.staged is not None else work.packages
-        run_dir = base / "runs" / self.folder
+        folder = f"r-{self.files.name}" if self.files is not None else self.folder
+        run_dir = base / "runs" / folder
         return wrap_argv(self.sandbox.bwrap, self.settings.node, self.sandbox.runner.parent, base, packages, run_dir)
 
-    def early(self) -> list[str]:
+    def host_command(self, work: Work) -> list[str]:
         if "bwrap" in self.settings.weaken:
+            return super().host_command(work)
+        return [*self.wrap(work), *super().host_command(work)]
+
+    def runner_prefix(self) -> list[str]:
+        if "bwrap" in self.settings.weaken or self.files is None or self.sandbox.staged is None:
+            return []
+        return runner_argv(self.sandbox.bwrap, self.settings.node, self.sandbox.staged, self.files.home)
+
+    def early(self) -> list[str]:
+        if "bwrap" in self.settings.weaken or self.files is not None:
             return super().early()
         if not self.settings.works or "realm" in self.settings.weaken:
             return []
@@ -122,7 +160,7 @@ class BwrapSlot(ProcessSlot):
         return [*super().early(), "--wrap", json.dumps(self.wrap(work))]
 
     def prepare(self, request: Request, work: Work) -> Request:
-        if "bwrap" in self.settings.weaken:
+        if "bwrap" in self.settings.weaken or self.files is not None:
             return super().prepare(request, work)
         req = super().prepare(replace(request, run=self.folder), work)
         return replace(req, wrap=tuple(self.wrap(work)))

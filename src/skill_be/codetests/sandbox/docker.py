@@ -55,21 +55,22 @@ KILL_MINE = (
     "case $q in 1|$$) continue;; esac; kill -9 $q 2>/dev/null && f=1; done; "
     "[ $f = 0 ] && break; n=$((n+1)); [ $n -lt 2000 ] || exit 97; done; "
 )
+IPC_CLEANUP = "rm -f /dev/mqueue/* 2>/dev/null; ipcrm --all 2>/dev/null; "
 # As the answers' uid ($1 its run folder's name, $2 the pair folder): kill what the last answer left,
 # empty each runs/ and the pairs, remove its message queues and System V IPC, make this answer's run
 # folder in each runs/ and its pair, then start its process on the pair (pair.HOST).
 ANSWER_START = (
     KILL_MINE + f"for d in {WORK}/b/*/w/runs {PAIRS}; do "
     'rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; [ -z "$(ls -A "$d")" ] || exit 98; done; '
-    'rm -f /dev/mqueue/* 2>/dev/null; ipcrm --all 2>/dev/null; '
-    f'for d in {WORK}/b/*/w/runs; do mkdir -m 700 "$d/$1" || exit 98; done; '
+    + IPC_CLEANUP
+    + f'for d in {WORK}/b/*/w/runs; do mkdir -m 700 "$d/$1" || exit 98; done; '
     'p=$2; mkdir -m 711 "$p" && mkfifo -m 666 "$p/in" "$p/out" && : >"$p/ready" || exit 98; '
     f'cd {WORK}/b && exec /bin/sh -c "$3" host "$p" node {WORK}/h/host.mjs'
 )
 # As the runner's uid: kill what the last runner left, remove its queues and IPC and its temp
 # folder's files, then become the runner.
 RUNNER_START = (
-    KILL_MINE + 'rm -f /dev/mqueue/* 2>/dev/null; ipcrm --all 2>/dev/null; '
+    KILL_MINE + "rm -f /dev/mqueue/* 2>/dev/null; ipcrm --all 2>/dev/null; "
     f'rm -rf -- {RUNNER_HOME}/* {RUNNER_HOME}/.[!.]* 2>/dev/null; exec node {RUNNER} run "$@"'
 )
 RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": RUNNER_HOME, "TMPDIR": RUNNER_HOME}
@@ -239,7 +240,7 @@ class DockerSlot:
                 cap_add=CAPABILITIES,
                 security_opt=["no-new-privileges", *seccomp_option(s.weaken)],
                 ipc_mode="none",
-                pids_limit=s.pids,
+                pids_limit=-1 if "limits" in s.weaken else s.pids,
                 mem_limit=f"{s.memory_mb}m",
                 memswap_limit=f"{s.memory_mb}m",
                 nano_cpus=int(s.cpus * 1_000_000_000),
@@ -275,9 +276,10 @@ class DockerSlot:
         self.opened = token = self.token
         weaken = self.sandbox.settings.weaken
         runner_user = USER if "runner-uid" in weaken else f"{RUNNER_UID}:{RUNNER_UID}"
+        start = ANSWER_START.replace(IPC_CLEANUP, "") if "sweep" in weaken else ANSWER_START
         try:
             if "realm" not in weaken:
-                answer = ["sh", "-c", ANSWER_START, "sh", f"r-{token}", f"{PAIRS}/{token}", pair.HOST]
+                answer = ["sh", "-c", start, "sh", f"r-{token}", f"{PAIRS}/{token}", pair.HOST]
                 self._exec(answer, f"{ANSWER_UID}:{ANSWER_UID}", ANSWER_ENV, attach=False)
             runner = ["sh", "-c", RUNNER_START, "sh", *self.early()]
             exec_id, sock = self._exec(runner, runner_user, RUNNER_ENV, attach=True)
@@ -307,7 +309,9 @@ class DockerSlot:
         self._give_test(work, request.test)
         if "realm" in weaken:
             return replace(request, base=self.base(work), in_realm=True)
-        return replace(request, base=self.base(work), run=f"r-{self.token}", uid=None, nproc=0, wrap=tuple(self._wrap()))
+        return replace(
+            request, base=self.base(work), run=f"r-{self.token}", uid=None, nproc=0, wrap=tuple(self._wrap())
+        )
 
     def _give_test(self, work: Work, test: str) -> None:
         """This answer's test file into the container, the ones earlier answers had emptied: the runner
@@ -343,10 +347,13 @@ def owners(weaken: frozenset[str]) -> Owners:
     """tests/ readable by the runners' group only, its test files given per answer; runs/ and the pairs
     the answers'; the runner's own temp folder its own."""
     tests = (0, 0, 0o755) if "tests" in weaken else (0, RUNNER_UID, TESTS_MODE)
+    dot = "dotfiles" in weaken
     if "realm" in weaken:  # the runner writes the answer itself: the old layout
-        return Owners(tests=tests, runs=(0, 0, RUNS_MODE), dirs=(("r", RUNNER_UID, RUNNER_UID, 0o700),))
+        dirs: tuple[tuple[str, int, int, int], ...] = (("r", RUNNER_UID, RUNNER_UID, 0o700),)
+        return Owners(tests=tests, runs=(0, 0, RUNS_MODE), dirs=dirs, dotfiles=dot)
     dirs = (("p", ANSWER_UID, ANSWER_UID, 0o711), ("r", RUNNER_UID, RUNNER_UID, 0o700))
-    return Owners(tests=tests, runs=(ANSWER_UID, ANSWER_UID, 0o711), dirs=dirs, test_files=False)
+    every = "test-files" in weaken
+    return Owners(tests=tests, runs=(ANSWER_UID, ANSWER_UID, 0o711), dirs=dirs, test_files=every, dotfiles=dot)
 
 
 def _short(e: BaseException) -> str:

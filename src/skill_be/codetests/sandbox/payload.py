@@ -52,6 +52,7 @@ class Owners:
     runs: tuple[int, int, int] = (65534, 65534, 0o700)  # each work's runs/, where the answers write
     dirs: tuple[tuple[str, int, int, int], ...] = ()  # more top-level folders: (name, uid, gid, mode)
     test_files: bool = True  # the scenarios' own test files (*.test.js) too, not only their helpers
+    dotfiles: bool = False  # dotfiles inside packages too (only tests switch this on, as a control)
 
 
 def is_test_file(rel: Path) -> bool:
@@ -59,10 +60,11 @@ def is_test_file(rel: Path) -> bool:
     return rel.parts[:1] == ("tests",) and rel.name.endswith(TEST_JS)
 
 
-def _hidden(rel: Path) -> bool:
+def _hidden(rel: Path, dotfiles: bool = False) -> bool:
     """npm's own files (.package-lock.json, .bin) and every dotfile or dot-folder inside a package
     (.npmrc, .env, .git, .github): nothing the code imports, and sometimes what it must not read."""
-    return any(part.startswith(".") for part in rel.parts)
+    parts = rel.parts[:1] if dotfiles else rel.parts
+    return any(part.startswith(".") for part in parts)
 
 
 def _folder(tf: tarfile.TarFile, name: str, owner: tuple[int, int, int]) -> None:
@@ -105,7 +107,7 @@ def build_payload(works: tuple[Work, ...], owners: Owners | None = None) -> tupl
             if work.packages is not None and work.packages.is_dir():
                 for p in _walk(work.packages):
                     rel = p.relative_to(work.packages)
-                    if not _hidden(rel):
+                    if not _hidden(rel, own.dotfiles):
                         add(p, f"b/{work.key}/node_modules/{rel.as_posix()}".rstrip("/."))
             for p in _walk(work.folder):
                 rel = p.relative_to(work.folder)

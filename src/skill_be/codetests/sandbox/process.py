@@ -10,6 +10,7 @@ removed; the code can still read what every user may, and use the network."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import selectors
 import shutil
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from skill_be.codetests import nodefiles
 from skill_be.codetests.protocol import Request
-from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, identity
+from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, identity, pair, separate
 
 NOTE = (
     "note: code tests run the model's code on this machine, in a separate process without your "
@@ -117,31 +118,89 @@ class ProcessSlot:
         self.settings = settings
         self.uid = uid  # the answers' own uid, when skill-be runs as root; else they run as the user
         self.current: ProcessChannel | None = None
+        self.uids: separate.Uids | None = None  # as root: the answers' and the runner's uids
+        self.files: separate.SlotFiles | None = None
+        self.pair: Path | None = None  # as root: the current answer's pair folder
+        self.host_for = ""  # as root: the work key the answer's process was started for
+        self.pair_used = False  # a runner was started on the pair: the next one gets a fresh pair
+        if uid is not None and sandbox.staged is not None:
+            self.uids = separate.Uids(answer=uid, runner=sandbox.fresh_uid())
+            keys = tuple(w.key for w in settings.works)
+            self.files = separate.SlotFiles(sandbox.staged, keys, self.uids, settings.weaken)
 
     def open(self) -> OpenChannel:
         if self.sandbox.closed:
             raise SandboxError("the process runner is closed")
         works = self.settings.works
         folder = self.base(works[0]) if works else os.getcwd()
+        env = runner_environment(folder)
+        user: dict[str, object] = {}
+        if self.uids is not None and self.files is not None:
+            if self.pair is None or self.pair_used:
+                self._fresh()
+                if works and "realm" not in self.settings.weaken:
+                    self._start_host(works[0])
+            self.pair_used = True
+            env = runner_environment(str(self.files.home))
+            env["HOME"] = env["TMPDIR"] = str(self.files.home)
+            if "runner-uid" not in self.settings.weaken:
+                user = {"user": self.uids.runner, "group": self.uids.runner, "extra_groups": []}
         try:
             proc = subprocess.Popen(
-                [self.settings.node, str(self.sandbox.runner), "run", *self.early()],
+                [*self.runner_prefix(), self.settings.node, str(self.sandbox.runner), "run", *self.early()],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=folder,
-                env=runner_environment(folder),
+                env=env,
                 start_new_session=True,
+                **user,  # type: ignore[call-overload]
             )
         except OSError as e:
             raise SandboxError(f"the test process could not start ({self.settings.node}: {e})") from None
         self.current = ProcessChannel(proc)
         return self.current
 
+    def _fresh(self) -> None:
+        """Nothing of the last answer or runner left: their processes killed (the slot moves to fresh
+        uids when one outlives every kill), their files swept, the answer's run folders made anew."""
+        assert self.uids is not None and self.files is not None
+        survivors = not identity.kill_all(self.uids.answer, self.uids.runner)
+        if "sweep" not in self.settings.weaken:
+            identity.sweep_all((self.uids.answer, self.uids.runner), self.sandbox.staged)
+        self.files.clean()
+        if survivors:
+            # Something outlived every kill (a fork race on a loaded machine): the next answer must
+            # not share a uid with it.
+            self.uids = separate.Uids(answer=self.sandbox.fresh_uid(), runner=self.sandbox.fresh_uid())
+            self.uid = self.uids.answer
+            self.files.own(self.uids)
+        self.files.run_folders(self.uids.answer)
+
+    def runner_prefix(self) -> list[str]:
+        """What the runner starts under (bwrap as root: its namespaces)."""
+        return []
+
+    def host_command(self, work: Work) -> list[str]:
+        """The answer's process: Node and host.mjs (bwrap wraps it)."""
+        return [self.settings.node, str(self.sandbox.runner.parent / "host.mjs")]
+
+    def _start_host(self, work: Work) -> None:
+        assert self.uids is not None and self.files is not None and self.sandbox.staged is not None
+        self.pair = separate.make_pair(self.sandbox.staged, self.uids)
+        self.pair_used = False
+        env = runner_environment(str(self.files.base(work.key) / "runs"))
+        cwd = str(self.files.base(work.key) / "runs")
+        nproc = 0 if "limits" in self.settings.weaken else self.settings.pids
+        separate.start_host(self.host_command(work), self.pair, self.uids.answer, nproc, cwd, env)
+        self.host_for = work.key
+
     def early(self) -> list[str]:
         """The runner's options to start the answer's process before the request comes."""
         if "realm" in self.settings.weaken:
             return []
+        if self.pair is not None:
+            return ["--host", "-", "0", "--wrap", json.dumps(pair.relay_wrap(str(self.pair)))]
         nproc = self.settings.pids if self.uid is not None else 0
         return ["--host", "-" if self.uid is None else str(self.uid), str(nproc)]
 
@@ -150,19 +209,32 @@ class ProcessSlot:
 
     def prepare(self, request: Request, work: Work) -> Request:
         weaken = self.settings.weaken
+        if self.files is not None and self.uids is not None:
+            test = self.files.give_test(work.key, request.test)
+            if "realm" in weaken:
+                return replace(request, base=self.base(work), test=test, in_realm=True)
+            if self.pair is None:
+                self._fresh()
+                self._start_host(work)
+            elif self.host_for != work.key:
+                identity.kill_all(self.uids.answer)  # bwrap binds the work's own packages: a new one
+                self._start_host(work)
+            run = f"r-{self.files.name}"
+            wrap = tuple(pair.relay_wrap(str(self.pair)))
+            return replace(request, base=self.base(work), test=test, run=run, uid=None, nproc=0, wrap=wrap)
         nproc = self.settings.pids if self.uid is not None else 0  # a per-uid limit needs a uid of its own
         return replace(request, base=self.base(work), uid=self.uid, nproc=nproc, in_realm="realm" in weaken)
 
     def finished(self, work: Work, run: str) -> None:
-        if self.uid is not None:
-            # What the answer started, detached or not, dies with it: every process of its uid; then
-            # what it left where it could write goes too.
+        if self.uids is not None:
+            # What the answer and its runner started, detached or not, dies in the next open(), which
+            # comes at once (the pool opens the slot's next runner now) or at close().
+            self.pair = None
+        elif self.uid is not None:
             survivors = not identity.kill_all(self.uid)
             runs = self.sandbox.folder_of(work) / "runs"
             identity.sweep(self.uid, (runs, *map(Path, identity.SHARED_PLACES)))
             if survivors:
-                # Something of the answer's outlived every kill (a fork race on a loaded machine): the
-                # next answer must not share a uid with it, so this slot moves to a fresh one.
                 self.uid = self.sandbox.fresh_uid()
         shutil.rmtree(self.sandbox.folder_of(work) / "runs" / run, ignore_errors=True)
 
@@ -172,7 +244,10 @@ class ProcessSlot:
     def close(self) -> None:
         if self.current is not None:
             self.current.stop()
-        if self.uid is not None:
+        if self.uids is not None:
+            identity.kill_all(self.uids.answer, self.uids.runner)
+            identity.sweep_all((self.uids.answer, self.uids.runner), self.sandbox.staged)
+        elif self.uid is not None:
             identity.kill_all(self.uid)
 
 
@@ -193,7 +268,9 @@ class ProcessSandbox:
         if self.drop:
             from skill_be.codetests.sandbox import payload
 
-            self.staged = payload.stage(settings.works, 0o755 if "tests" in settings.weaken else payload.TESTS_MODE)
+            tests = (0, 0, 0o755) if "tests" in settings.weaken else (0, 0, 0o700)  # slots get copies
+            owners = payload.Owners(tests=tests, runs=(0, 0, payload.RUNS_MODE), dotfiles="dotfiles" in settings.weaken)
+            self.staged = payload.stage(settings.works, owners)
             self.runner = self.staged / "h" / "runner.mjs"
             _reachable(settings.node)
 
