@@ -351,7 +351,8 @@ def owners(weaken: frozenset[str]) -> Owners:
     if "realm" in weaken:  # the runner writes the answer itself: the old layout
         dirs: tuple[tuple[str, int, int, int], ...] = (("r", RUNNER_UID, RUNNER_UID, 0o700),)
         return Owners(tests=tests, runs=(0, 0, RUNS_MODE), dirs=dirs, dotfiles=dot)
-    dirs = (("p", ANSWER_UID, ANSWER_UID, 0o711), ("r", RUNNER_UID, RUNNER_UID, 0o700))
+    runner = 0 if "runner-uid" in weaken else RUNNER_UID
+    dirs = (("p", ANSWER_UID, ANSWER_UID, 0o711), ("r", runner, runner, 0o700))
     every = "test-files" in weaken
     return Owners(tests=tests, runs=(ANSWER_UID, ANSWER_UID, 0o711), dirs=dirs, test_files=every, dotfiles=dot)
 

@@ -74,13 +74,14 @@ def allocate(taken: set[int]) -> int:
     raise RuntimeError("no free uid was found for the answers")
 
 
-def processes_of(*uids: int) -> list[int]:
-    """The live processes of any of `uids` (a zombie is dead already: it waits for its parent to reap it)."""
+def processes_of(*uids: int, zombies: bool = False) -> list[int]:
+    """The live processes of any of `uids` (a zombie is dead already: it waits for its parent to reap it),
+    or with `zombies`, only those zombies (they still count against the uid's process limit)."""
     pids: list[int] = []
     for status in Path("/proc").glob("[0-9]*/status"):
         with contextlib.suppress(OSError, ValueError):
             text = status.read_text()
-            if "\nState:\tZ" in text:
+            if ("\nState:\tZ" in text) != zombies:
                 continue
             at = text.index("\nUid:")
             line = text[at + 1 : text.index("\n", at + 1)]

@@ -24,7 +24,7 @@ RELAY = (
 )
 # $1: the pair folder; the rest: the answer's command. Runs as the answer's uid; the status it
 # writes is only how the answer's process ended, which that process decides anyway.
-HOST = 'p=$1; shift; "$@" 3<>"$p/in" 4<>"$p/out"; s=$?; echo $s >"$p/status.tmp" && mv "$p/status.tmp" "$p/status"'
+HOST = 'unset PWD OLDPWD; p=$1; shift; "$@" 3<>"$p/in" 4<>"$p/out"; s=$?; echo $s >"$p/status.tmp" && mv "$p/status.tmp" "$p/status"'
 
 
 def relay_wrap(pair: str) -> list[str]:

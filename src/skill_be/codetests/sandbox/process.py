@@ -166,12 +166,15 @@ class ProcessSlot:
         uids when one outlives every kill), their files swept, the answer's run folders made anew."""
         assert self.uids is not None and self.files is not None
         survivors = not identity.kill_all(self.uids.answer, self.uids.runner)
+        # A killed orphan stays a zombie until PID 1 reaps it, and counts against its uid's process
+        # limit until then: a slot whose uids have any moves to fresh ones too.
+        survivors = survivors or bool(identity.processes_of(self.uids.answer, self.uids.runner, zombies=True))
         if "sweep" not in self.settings.weaken:
             identity.sweep_all((self.uids.answer, self.uids.runner), self.sandbox.staged)
         self.files.clean()
         if survivors:
-            # Something outlived every kill (a fork race on a loaded machine): the next answer must
-            # not share a uid with it.
+            # Something outlived every kill (a fork race on a loaded machine), or is not reaped yet:
+            # the next answer must not share a uid with it.
             self.uids = separate.Uids(answer=self.sandbox.fresh_uid(), runner=self.sandbox.fresh_uid())
             self.uid = self.uids.answer
             self.files.own(self.uids)
