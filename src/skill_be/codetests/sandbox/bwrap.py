@@ -143,8 +143,9 @@ class BwrapSlot(ProcessSlot):
         return [*self.wrap(work), *super().host_command(work)]
 
     def runner_prefix(self) -> list[str]:
-        if "bwrap" in self.settings.weaken or self.files is None or self.sandbox.staged is None:
-            return []
+        weaken = self.settings.weaken
+        if "bwrap" in weaken or "realm" in weaken or self.files is None or self.sandbox.staged is None:
+            return []  # (in the runner's realm, the runner writes the answer's file itself)
         return runner_argv(self.sandbox.bwrap, self.settings.node, self.sandbox.staged, self.files.home)
 
     def early(self) -> list[str]:

@@ -277,11 +277,16 @@ class DockerSlot:
         weaken = self.sandbox.settings.weaken
         runner_user = USER if "runner-uid" in weaken else f"{RUNNER_UID}:{RUNNER_UID}"
         start = ANSWER_START.replace(IPC_CLEANUP, "") if "sweep" in weaken else ANSWER_START
+        answer_user, runner_start = f"{ANSWER_UID}:{ANSWER_UID}", RUNNER_START
+        if "uid" in weaken:  # a control: the answer under the runner's uid, so the runner's start kills nothing
+            answer_user, runner_start = runner_user, RUNNER_START.replace(KILL_MINE, "")
         try:
             if "realm" not in weaken:
                 answer = ["sh", "-c", start, "sh", f"r-{token}", f"{PAIRS}/{token}", pair.HOST]
-                self._exec(answer, f"{ANSWER_UID}:{ANSWER_UID}", ANSWER_ENV, attach=False)
-            runner = ["sh", "-c", RUNNER_START, "sh", *self.early()]
+                self._exec(answer, answer_user, ANSWER_ENV, attach=False)
+                if "uid" in weaken:
+                    time.sleep(0.5)  # the answer's start kills every other process of its uid first
+            runner = ["sh", "-c", runner_start, "sh", *self.early()]
             exec_id, sock = self._exec(runner, runner_user, RUNNER_ENV, attach=True)
         except (APIError, DockerException) as e:
             raise SandboxError(f"the test process could not start in the Docker sandbox ({_short(e)})") from None
@@ -352,9 +357,10 @@ def owners(weaken: frozenset[str]) -> Owners:
         dirs: tuple[tuple[str, int, int, int], ...] = (("r", RUNNER_UID, RUNNER_UID, 0o700),)
         return Owners(tests=tests, runs=(0, 0, RUNS_MODE), dirs=dirs, dotfiles=dot)
     runner = 0 if "runner-uid" in weaken else RUNNER_UID
-    dirs = (("p", ANSWER_UID, ANSWER_UID, 0o711), ("r", runner, runner, 0o700))
+    answer = RUNNER_UID if "uid" in weaken else ANSWER_UID
+    dirs = (("p", answer, answer, 0o711), ("r", runner, runner, 0o700))
     every = "test-files" in weaken
-    return Owners(tests=tests, runs=(ANSWER_UID, ANSWER_UID, 0o711), dirs=dirs, test_files=every, dotfiles=dot)
+    return Owners(tests=tests, runs=(answer, answer, 0o711), dirs=dirs, test_files=every, dotfiles=dot)
 
 
 def _short(e: BaseException) -> str:
