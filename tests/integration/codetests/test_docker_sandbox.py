@@ -72,6 +72,10 @@ def containers_of(run_id: str) -> tuple[list[Any], list[Any]]:
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
+    yield from open_box(tmp_path_factory, frozenset())
+
+
+def open_box(tmp_path_factory: pytest.TempPathFactory, weaken: frozenset[str]) -> Iterator[Sandboxed]:
     canary = f"canary-{secrets.token_hex(8)}"
     os.environ[CANARY_ENV] = canary  # in skill-be's own environment, before the session opens
     root = tmp_path_factory.mktemp("docker")
@@ -85,14 +89,14 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
     drive = Driver()
     cwd = os.getcwd()
     os.chdir(project.root)
-    session = drive.open(config)
+    session = drive.open(config, weaken=weaken)
     try:
         yield Sandboxed(drive, session, root, canary)
     finally:
         drive(session.close())
         drive.close()
         os.chdir(cwd)
-        del os.environ[CANARY_ENV]
+        os.environ.pop(CANARY_ENV, None)
     assert containers_of(session.run_id) == ([], [])
 
 
@@ -108,7 +112,7 @@ def test_the_container_is_locked_down(box: Sandboxed) -> None:
     host = container.attrs["HostConfig"]
     assert host["NetworkMode"] == "none"
     assert host["ReadonlyRootfs"] is True
-    assert host["CapDrop"] == ["ALL"] and not host["CapAdd"] and not CAPABILITIES
+    assert host["CapDrop"] == ["ALL"] and sorted(host["CapAdd"]) == sorted(CAPABILITIES)
     assert host["SecurityOpt"][0] == "no-new-privileges"
     assert host["SecurityOpt"][1].startswith("seccomp=") and "io_uring_setup" not in host["SecurityOpt"][1]
     assert host["PidsLimit"] == 64
@@ -117,7 +121,7 @@ def test_the_container_is_locked_down(box: Sandboxed) -> None:
     assert host["Privileged"] is False
     assert not host.get("Binds")
     assert [(m["Type"], m["Destination"]) for m in container.attrs["Mounts"]] == [("volume", "/work")]
-    assert container.attrs["Config"]["User"] == "0:0"  # PID 1 only, with no capability
+    assert container.attrs["Config"]["User"] == "0:0"  # PID 1, idle: the runner and the answers have uids of their own
     env = container.attrs["Config"]["Env"] or []
     assert not any(box.canary in e or e.startswith("DOCKER") for e in env)
     assert volume.attrs["Options"]["type"] == "tmpfs"
@@ -150,8 +154,7 @@ export const result = () => new Promise((resolve, reject) => {
     box.next_answer_is_unaffected()
 
 
-def test_skill_be_s_environment_does_not_reach_the_code(box: Sandboxed) -> None:
-    code = """import fs from 'node:fs';
+READ_ENVIRONMENTS = """import fs from 'node:fs';
 export const result = () => {
   const seen = [JSON.stringify(process.env)];
   for (const p of fs.readdirSync('/proc')) {
@@ -162,9 +165,26 @@ export const result = () => {
   const all = seen.join('\\n');
   return all.includes('canary-') || all.includes('SKILL_BE_TEST_CANARY') ? 'LEAK: ' + all.slice(0, 200) : 'contained';
 };"""
-    passed, message = probe(box.run(code))
+
+
+def test_skill_be_s_environment_does_not_reach_the_code(box: Sandboxed) -> None:
+    passed, message = probe(box.run(READ_ENVIRONMENTS))
     assert passed, message
     box.next_answer_is_unaffected()
+
+
+@pytest.fixture(scope="module", params=["environ", "readonly", "kill"])
+def weak_box(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
+    """The controls: one protection off each (skill-be's environment given to the answer's start, a
+    writable root, no kill of the last answer's processes before the next answer starts)."""
+    yield from open_box(tmp_path_factory, frozenset({request.param}))
+
+
+def test_control_given_skill_be_s_environment_the_code_finds_the_canary(weak_box: Sandboxed) -> None:
+    if "environ" not in weak_box.session.weaken:
+        pytest.skip("another control's box")
+    passed, message = probe(weak_box.run(READ_ENVIRONMENTS))
+    assert not passed and "LEAK: " in message, message
 
 
 def test_a_file_outside_the_work_folder_cannot_be_read(box: Sandboxed) -> None:
@@ -176,8 +196,7 @@ export const result = () => 'LEAK: ' + fs.readFileSync({str(target)!r}, 'utf8');
     box.next_answer_is_unaffected()
 
 
-def test_nothing_outside_the_answer_s_own_folder_can_be_written(box: Sandboxed) -> None:
-    code = """import fs from 'node:fs';
+WRITE_EVERYWHERE = """import fs from 'node:fs';
 import path from 'node:path';
 export const result = () => {
   const written = [];
@@ -192,9 +211,19 @@ export const result = () => {
   fs.writeFileSync(path.join(process.cwd(), 'mine.txt'), 'own folder is writable');
   return written.length ? 'LEAK: wrote ' + written.join(', ') : 'contained';
 };"""
-    passed, message = probe(box.run(code))
+
+
+def test_nothing_outside_the_answer_s_own_folder_can_be_written(box: Sandboxed) -> None:
+    passed, message = probe(box.run(WRITE_EVERYWHERE))
     assert passed, message
     box.next_answer_is_unaffected()
+
+
+def test_control_with_a_writable_root_the_code_writes_tmp(weak_box: Sandboxed) -> None:
+    if "readonly" not in weak_box.session.weaken:
+        pytest.skip("another control's box")
+    passed, message = probe(weak_box.run(WRITE_EVERYWHERE))
+    assert not passed and "LEAK: wrote /tmp/x" in message, message
 
 
 def test_a_fork_bomb_stops_at_the_process_limit(box: Sandboxed) -> None:
@@ -206,8 +235,11 @@ export const result = async () => {
   await new Promise((r) => setTimeout(r, 5000));
   return 'still here';
 };"""
-    passed, _ = probe(box.run(code))
-    assert not passed
+    passed, message = probe(box.run(code))
+    # The answer's process survives its fork bombs (they fail at the limit) and waits: its test times
+    # out. The control, every process starting without the limit, is test_sandbox_contract.py's
+    # test_control_without_the_limit_every_process_starts[docker] (a bounded count, not a bomb).
+    assert (passed, message) == (False, "timed out after 2 s")
     box.next_answer_is_unaffected()
 
 
@@ -316,3 +348,13 @@ def test_a_background_process_left_behind_cannot_touch_the_next_answer(box: Sand
     assert passed, message
     for _ in range(3):
         box.next_answer_is_unaffected()
+
+
+def test_control_without_the_kill_the_process_left_behind_breaks_the_next_answer(weak_box: Sandboxed) -> None:
+    if "kill" not in weak_box.session.weaken:
+        pytest.skip("another control's box")
+    passed, message = probe(weak_box.run(TAMPERER))
+    assert passed, message
+    run = weak_box.drive(weak_box.session.run("probe", "probe", CONTAINED))
+    # Its answer file rewritten, or its process killed: either way not the honest answer's result.
+    assert run.error is not None or not run.results[0].passed, run

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import secrets
 import socket
 import struct
@@ -38,41 +39,49 @@ from skill_be.errors import ConfigError
 
 DEFAULT_IMAGE = f"skill-be-sandbox:{__version__}"
 LABEL = "skill-be.run"
-USER = "0:0"  # PID 1 only: an idle shell with no capability; nothing else in the container is root
+USER = "0:0"  # PID 1 (idle) and the cleanup before each answer; nothing else in the container is root
 ANSWER_UID = 10001  # the answers' processes; nothing else in the container has it
 RUNNER_UID = 10002  # the runner (the tests and the verdicts); nothing else has it, nor its group
-CAPABILITIES: list[str] = []  # none: the runner and the answer start under their own uids from the engine
+# Root's, for the cleanup alone: kill the other uids' processes, remove their files. The runner and the
+# answer start under their own uids from the engine and get none (no-new-privileges, no setuid).
+CAPABILITIES = ["KILL", "DAC_OVERRIDE", "FOWNER"]
 WORK = "/work"
 RUNNER = f"{WORK}/h/runner.mjs"
 PAIRS = f"{WORK}/p"  # the answer's, 0711: each answer's pair folder (see pair.py)
 RUNNER_HOME = f"{WORK}/r"  # the runner's, 0700: its own temp folder (its FIFOs)
 DIRTY = (97, 98)  # the cleanup before a runner could not finish: the container is replaced
 IDLE = "trap '' TERM INT HUP; while :; do sleep 2147483647 & wait; done"  # PID 1; its wait reaps orphans
-# Kill every other process of this uid, with builtins only (no fork to race): `kill` succeeds on
-# this uid's processes only (every other one is root's or the other uid's); exit 97 if they keep coming.
-KILL_MINE = (
+# The one child of PID 1 when the container starts: its idle sleep, spared by the cleanup below.
+FIND_IDLE = (
+    "for p in /proc/[0-9]*; do read -r s < $p/stat 2>/dev/null || continue; "
+    'set -- ${s##*)}; [ "$2" = 1 ] && echo ${p#/proc/}; done; :'
+)
+# Kill every process but PID 1, its idle sleep and this shell, with builtins only (no fork to race);
+# exit 97 if they keep coming.
+KILL_ALL = (
     "n=0; while :; do f=0; for p in /proc/[0-9]*; do q=${p#/proc/}; "
-    "case $q in 1|$$) continue;; esac; kill -9 $q 2>/dev/null && f=1; done; "
+    'case $q in 1|$$|"$IDLE") continue;; esac; kill -9 $q 2>/dev/null && f=1; done; '
     "[ $f = 0 ] && break; n=$((n+1)); [ $n -lt 2000 ] || exit 97; done; "
 )
 IPC_CLEANUP = "rm -f /dev/mqueue/* 2>/dev/null; ipcrm --all 2>/dev/null; "
-# As the answers' uid ($1 its run folder's name, $2 the pair folder): kill what the last answer left,
-# empty each runs/ and the pairs, remove its message queues and System V IPC, make this answer's run
-# folder in each runs/ and its pair, then start its process on the pair (pair.HOST).
-ANSWER_START = (
-    KILL_MINE + f"for d in {WORK}/b/*/w/runs {PAIRS}; do "
+# Before each answer, as root (the one moment anything but PID 1 is; it ends before anything of the
+# next answer starts, and is out of the answers' reach: another uid, which they cannot signal): kill
+# what the last answer and runner left, empty runs/, the pairs and the runner's temp folder, and
+# remove every message queue and System V IPC object. Exit 97/98 when that cannot finish.
+CLEANUP = (
+    KILL_ALL + f"for d in {WORK}/b/*/w/runs {PAIRS} {RUNNER_HOME}; do "
     'rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; [ -z "$(ls -A "$d")" ] || exit 98; done; '
     + IPC_CLEANUP
-    + f'for d in {WORK}/b/*/w/runs; do mkdir -m 700 "$d/$1" || exit 98; done; '
+    + "exit 0"
+)
+# As the answers' uid ($1 its run folder's name, $2 the pair folder, $3 pair.HOST): make this answer's
+# run folder in each runs/ and its pair, then start its process on the pair.
+ANSWER_START = (
+    f'for d in {WORK}/b/*/w/runs; do mkdir -m 700 "$d/$1" || exit 98; done; '
     'p=$2; mkdir -m 711 "$p" && mkfifo -m 666 "$p/in" "$p/out" && : >"$p/ready" || exit 98; '
     f'cd {WORK}/b && exec /bin/sh -c "$3" host "$p" node {WORK}/h/host.mjs'
 )
-# As the runner's uid: kill what the last runner left, remove its queues and IPC and its temp
-# folder's files, then become the runner.
-RUNNER_START = (
-    KILL_MINE + "rm -f /dev/mqueue/* 2>/dev/null; ipcrm --all 2>/dev/null; "
-    f'rm -rf -- {RUNNER_HOME}/* {RUNNER_HOME}/.[!.]* 2>/dev/null; exec node {RUNNER} run "$@"'
-)
+RUNNER_START = f'exec node {RUNNER} run "$@"'  # as the runner's uid
 RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": RUNNER_HOME, "TMPDIR": RUNNER_HOME}
 ANSWER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": f"{WORK}/b", "TMPDIR": f"{WORK}/b"}
 PING_TIMEOUT_S = 3
@@ -209,6 +218,7 @@ class DockerSlot:
         self.token: str | None = None  # names this answer's run folder and pair folder
         self.opened: str | None = None  # the token of the runner started last
         self.written: dict[str, set[str]] = {}  # work key -> the test files given to this container
+        self.idle_pid = ""
 
     def _create(self) -> None:
         s = self.sandbox.settings
@@ -235,7 +245,7 @@ class DockerSlot:
                 working_dir=WORK,
                 environment={},
                 network_mode="none",
-                read_only=True,
+                read_only="readonly" not in s.weaken,
                 cap_drop=["ALL"],
                 cap_add=CAPABILITIES,
                 security_opt=["no-new-privileges", *seccomp_option(s.weaken)],
@@ -251,6 +261,10 @@ class DockerSlot:
             # After start(): the archive API cannot write into the tmpfs volume of a stopped container.
             if not self.container.put_archive(WORK, payload):
                 raise SandboxError("the Docker sandbox refused the test files")
+            found = self.container.exec_run(["sh", "-c", FIND_IDLE], user=USER).output.decode().split()
+            if len(found) != 1:
+                raise SandboxError(f"the Docker sandbox's idle process was not found ({' '.join(found) or 'none'})")
+            self.idle_pid = found[0]
         except ImageNotFound:
             raise SandboxError(image_missing(s.image)) from None
         except (APIError, DockerException) as e:
@@ -276,17 +290,15 @@ class DockerSlot:
         self.opened = token = self.token
         weaken = self.sandbox.settings.weaken
         runner_user = USER if "runner-uid" in weaken else f"{RUNNER_UID}:{RUNNER_UID}"
-        start = ANSWER_START.replace(IPC_CLEANUP, "") if "sweep" in weaken else ANSWER_START
-        answer_user, runner_start = f"{ANSWER_UID}:{ANSWER_UID}", RUNNER_START
-        if "uid" in weaken:  # a control: the answer under the runner's uid, so the runner's start kills nothing
-            answer_user, runner_start = runner_user, RUNNER_START.replace(KILL_MINE, "")
+        # A control: the answer under the runner's uid.
+        answer_user = runner_user if "uid" in weaken else f"{ANSWER_UID}:{ANSWER_UID}"
         try:
+            self._clean()
             if "realm" not in weaken:
-                answer = ["sh", "-c", start, "sh", f"r-{token}", f"{PAIRS}/{token}", pair.HOST]
-                self._exec(answer, answer_user, ANSWER_ENV, attach=False)
-                if "uid" in weaken:
-                    time.sleep(0.5)  # the answer's start kills every other process of its uid first
-            runner = ["sh", "-c", runner_start, "sh", *self.early()]
+                answer = ["sh", "-c", ANSWER_START, "sh", f"r-{token}", f"{PAIRS}/{token}", pair.HOST]
+                env = {**os.environ, **ANSWER_ENV} if "environ" in weaken else ANSWER_ENV  # a control only
+                self._exec(answer, answer_user, env, attach=False)
+            runner = ["sh", "-c", RUNNER_START, "sh", *self.early()]
             exec_id, sock = self._exec(runner, runner_user, RUNNER_ENV, attach=True)
         except (APIError, DockerException) as e:
             raise SandboxError(f"the test process could not start in the Docker sandbox ({_short(e)})") from None
@@ -294,6 +306,23 @@ class DockerSlot:
         self.channels.append(self.current)
         del self.channels[:-4]  # the older ones were stopped when their answer ended
         return self.current
+
+    def _clean(self) -> None:
+        """CLEANUP, waited for; a slot whose cleanup cannot finish gets a new container, once."""
+        weaken = self.sandbox.settings.weaken
+        script = CLEANUP.replace(KILL_ALL, "") if "kill" in weaken else CLEANUP
+        script = script.replace(IPC_CLEANUP, "") if "sweep" in weaken else script
+        for attempt in (1, 2):
+            done = self.container.exec_run(["sh", "-c", script], user=USER, environment={"IDLE": self.idle_pid})
+            if done.exit_code == 0:
+                return
+            self.retire()
+            if attempt == 1:
+                with self.sandbox.lock:
+                    if self.sandbox.closed:
+                        break
+                    self._create()
+        raise SandboxError(f"the Docker sandbox could not remove what an answer left (exit code {done.exit_code})")
 
     def _wrap(self) -> list[str]:
         return pair.relay_wrap(f"{PAIRS}/{self.token}")
