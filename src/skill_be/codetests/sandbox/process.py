@@ -3,9 +3,10 @@
 Not a sandbox. The environment is cut to what Node and the OS need, so the user's secrets stay out,
 and a timeout kills the runner's whole process group. Run as a user, the code can still read and
 write what the user can (other processes' environments included), and use the network. Run as root,
-each slot's answers get a uid of their own: the tests and the verdicts stay with the runner (root),
-every process of that uid is killed after each answer and what it left in the shared folders is
-removed; the code can still read what every user may, and use the network."""
+each slot gets two uids of its own, neither root (see separate.py): the runner's (the tests and the
+verdicts) and the answers' (started by skill-be, its process limit set with setrlimit and checked);
+before each answer every process of both is killed and what they left where any user may write is
+swept (see identity.sweep_all). The code can still read what every user may, and use the network."""
 
 from __future__ import annotations
 
@@ -33,10 +34,11 @@ NOTE = (
     "start a Docker engine to isolate it."
 )
 NOTE_ROOT = (
-    "note: code tests run the model's code on this machine, in a separate process under a user id of its "
-    "own, without your environment's secrets and out of reach of skill-be's processes and the tests. It is "
-    "not a sandbox: the code can read what every user may read and use the network; install bubblewrap "
-    "(bwrap) or start a Docker engine to isolate it."
+    "note: code tests run the model's code on this machine, under a user id of its own, with the tests and "
+    "verdicts in a process under another user id, without your environment's secrets and out of reach of "
+    "skill-be's processes and the other scenarios' tests. It is not a sandbox: the code can read every file "
+    "that every user may read (this project's sources too, where its folders let other users in) and use the "
+    "network; install bubblewrap (bwrap) or start a Docker engine to isolate it."
 )
 # What Node and the OS need; nothing else of skill-be's environment reaches the answer's code.
 POLL_S = 0.5  # how often a reader looks whether another thread stopped its channel
