@@ -339,3 +339,18 @@ def test_a_dotfile_inside_a_test_package_is_not_there(sessions: Sessions, kind: 
 @pytest.mark.parametrize("kind", SANDBOXES)
 def test_control_with_dotfiles_kept_the_answer_reads_it(sessions: Sessions, kind: str) -> None:
     assert sessions.get(kind, "dotfiles").report("echo", READ_DOTFILE, "ECHO") == DOT_SECRET
+
+
+FORBIDDEN_CALLS = """import { execFileSync } from 'node:child_process';
+export const result = () => ['unshare -U true', 'ipcmk -Q'].filter((c) => {
+  try { execFileSync('sh', ['-c', c], { stdio: 'ignore' }); return true; } catch { return false; }
+});"""
+
+
+@pytest.mark.parametrize("kind", ["docker", "bwrap"])
+def test_the_seccomp_profile_refuses_namespaces_and_system_v_ipc(sessions: Sessions, kind: str) -> None:
+    assert sessions.get(kind).report("echo", FORBIDDEN_CALLS, "ECHO") == []
+
+
+def test_control_bwrap_without_the_profile_makes_both(sessions: Sessions) -> None:
+    assert sessions.get("bwrap", "seccomp").report("echo", FORBIDDEN_CALLS, "ECHO") == ["unshare -U true", "ipcmk -Q"]

@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from skill_be.codetests.protocol import Request
-from skill_be.codetests.sandbox import Settings, Work
+from skill_be.codetests.sandbox import SandboxError, Settings, Work, bpf
 from skill_be.codetests.sandbox.process import ProcessSandbox, ProcessSlot
 from skill_be.errors import ConfigError
 
@@ -62,10 +62,15 @@ def works(bwrap: str | None = None) -> str | None:
     return None
 
 
-def wrap_argv(bwrap: str, node: str, harness_dir: Path, base: Path, packages: Path | None, run_dir: Path) -> list[str]:
-    """bwrap and its options for one answer's process; the host command follows."""
+def wrap_argv(
+    bwrap: str, node: str, harness_dir: Path, base: Path, packages: Path | None, run_dir: Path, seccomp: int = -1
+) -> list[str]:
+    """bwrap and its options for one answer's process; the host command follows. `seccomp`: a file
+    descriptor holding Docker's profile compiled (bpf.memfd), or -1 for none."""
     # --as-pid-1: no bwrap init inside, so the pid namespace holds the answer's processes and nothing else.
     argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1", "--clearenv"]
+    if seccomp >= 0:
+        argv += ["--seccomp", str(seccomp)]
     argv += ["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", str(run_dir)]
     argv += ["--setenv", "TMPDIR", str(run_dir)]
     for name in ("LANG", "LC_ALL"):
@@ -127,6 +132,7 @@ class BwrapSlot(ProcessSlot):
     sandbox: BwrapSandbox
 
     def __init__(self, sandbox: ProcessSandbox, settings: Settings, uid: int | None) -> None:
+        self.seccomp = -1
         super().__init__(sandbox, settings, uid)
         self.folder = f"slot-{secrets.token_hex(8)}"
 
@@ -135,7 +141,18 @@ class BwrapSlot(ProcessSlot):
         packages = base.parent / "node_modules" if self.sandbox.staged is not None else work.packages
         folder = f"r-{self.files.name}" if self.files is not None else self.folder
         run_dir = base / "runs" / folder
-        return wrap_argv(self.sandbox.bwrap, self.settings.node, self.sandbox.runner.parent, base, packages, run_dir)
+        harness = self.sandbox.runner.parent
+        return wrap_argv(self.sandbox.bwrap, self.settings.node, harness, base, packages, run_dir, self.seccomp)
+
+    def host_fds(self) -> tuple[int, ...]:
+        """As root, the seccomp program for the answer's bwrap (the runner's spawn passes no other fd)."""
+        self.seccomp = -1
+        if "seccomp" not in self.settings.weaken and "bwrap" not in self.settings.weaken:
+            try:
+                self.seccomp = bpf.memfd()
+            except (bpf.SeccompError, OSError) as e:
+                raise SandboxError(f"Docker's seccomp profile could not be compiled for bwrap ({e})") from None
+        return () if self.seccomp < 0 else (self.seccomp,)
 
     def host_command(self, work: Work) -> list[str]:
         if "bwrap" in self.settings.weaken:

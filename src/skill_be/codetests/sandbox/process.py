@@ -186,6 +186,10 @@ class ProcessSlot:
         """What the runner starts under (bwrap as root: its namespaces)."""
         return []
 
+    def host_fds(self) -> tuple[int, ...]:
+        """File descriptors the answer's process start needs (bwrap's seccomp program); closed after."""
+        return ()
+
     def host_command(self, work: Work) -> list[str]:
         """The answer's process: Node and host.mjs (bwrap wraps it)."""
         return [self.settings.node, str(self.sandbox.runner.parent / "host.mjs")]
@@ -197,7 +201,14 @@ class ProcessSlot:
         env = runner_environment(str(self.files.base(work.key) / "runs"))
         cwd = str(self.files.base(work.key) / "runs")
         nproc = 0 if "limits" in self.settings.weaken else self.settings.pids
-        separate.start_host(self.host_command(work), self.pair, self.uids.answer, nproc, cwd, env)
+        own_ipc = "sweep" not in self.settings.weaken  # a control switches both off
+        fds = self.host_fds()
+        try:
+            command = self.host_command(work)
+            separate.start_host(command, self.pair, self.uids.answer, nproc, cwd, env, own_ipc, fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
         self.host_for = work.key
 
     def early(self) -> list[str]:

@@ -11,6 +11,7 @@ no other, per answer), and cannot write a test file (root's)."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import resource
 import secrets
@@ -32,13 +33,23 @@ class Uids:
     runner: int
 
 
-def set_limits(nproc: int) -> Callable[[], None]:
-    """setrlimit in the child before it runs anything: processes of the answer's uid, and no core dump."""
+CLONE_NEWIPC = 0x08000000
+
+
+def become(uid: int, nproc: int, own_ipc: bool) -> Callable[[], None]:
+    """In the child, before it runs anything: a System V IPC and POSIX message-queue namespace of its
+    own (gone with its last process, so nothing it makes there outlives it), its limits (processes of
+    the answer's uid, no core dump), then the answer's uid and gid, with no other group."""
 
     def apply() -> None:
+        if own_ipc and ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWIPC) != 0:
+            raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWIPC) failed")
         if nproc > 0:
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
 
     return apply
 
@@ -72,7 +83,16 @@ def make_pair(root: Path, uids: Uids) -> Path:
     return folder
 
 
-def start_host(command: list[str], pair_folder: Path, uid: int, nproc: int, cwd: str, env: dict[str, str]) -> int:
+def start_host(
+    command: list[str],
+    pair_folder: Path,
+    uid: int,
+    nproc: int,
+    cwd: str,
+    env: dict[str, str],
+    own_ipc: bool = True,
+    fds: tuple[int, ...] = (),
+) -> int:
     """The answer's process, under `uid`, in a session of its own; its pid. SandboxError if it cannot
     start or its limit did not take."""
     try:
@@ -83,11 +103,9 @@ def start_host(command: list[str], pair_folder: Path, uid: int, nproc: int, cwd:
             stderr=subprocess.DEVNULL,
             cwd=cwd,
             env=env,
-            user=uid,
-            group=uid,
-            extra_groups=[],
-            preexec_fn=set_limits(nproc),
+            preexec_fn=become(uid, nproc, own_ipc),
             start_new_session=True,
+            pass_fds=fds,
         )
     except OSError as e:
         raise SandboxError(f"the answer's process could not start ({e})") from None
