@@ -219,6 +219,7 @@ class DockerSlot:
         self.opened: str | None = None  # the token of the runner started last
         self.written: dict[str, set[str]] = {}  # work key -> the test files given to this container
         self.idle_pid = ""
+        self.pending: tuple[Work, str] | None = None  # the prepared answer's test file, until it is done
 
     def _create(self) -> None:
         s = self.sandbox.settings
@@ -265,6 +266,8 @@ class DockerSlot:
             if len(found) != 1:
                 raise SandboxError(f"the Docker sandbox's idle process was not found ({' '.join(found) or 'none'})")
             self.idle_pid = found[0]
+            if self.pending is not None:  # a new container for an answer already prepared
+                self._give_test(*self.pending)
         except ImageNotFound:
             raise SandboxError(image_missing(s.image)) from None
         except (APIError, DockerException) as e:
@@ -278,13 +281,16 @@ class DockerSlot:
         )["Id"]
         return exec_id, api.exec_start(exec_id, socket=attach, detach=not attach)
 
-    def open(self) -> OpenChannel:
+    def _ensure(self) -> None:
         if self.container is None:
             # Under the sandbox's lock, so that no container is made after close() swept them.
             with self.sandbox.lock:
                 if self.sandbox.closed:
                     raise SandboxError("the Docker sandbox is closed")
                 self._create()
+
+    def open(self) -> OpenChannel:
+        self._ensure()
         if self.token is None or self.token == self.opened:
             self.token = secrets.token_hex(8)
         self.opened = token = self.token
@@ -340,6 +346,7 @@ class DockerSlot:
         weaken = self.sandbox.settings.weaken
         if self.token is None:
             self.token = secrets.token_hex(8)
+        self.pending = (work, request.test)
         self._give_test(work, request.test)
         if "realm" in weaken:
             return replace(request, base=self.base(work), in_realm=True)
@@ -351,19 +358,21 @@ class DockerSlot:
         """This answer's test file into the container, the ones earlier answers had emptied: the runner
         reads the test of its own scenario and no other."""
         if self.container is None:
-            return  # open() makes the container, and this answer's runner fails to load its test then
+            self._ensure()
         written = self.written.setdefault(work.key, set())
         blank = tuple(sorted(written - {test}))
         mode = 0o644 if "tests" in self.sandbox.settings.weaken else 0o640
         data = test_file_tar(work, test, "", (0, RUNNER_UID), blank, mode)
         try:
             ok = self.container.put_archive(self.base(work), data)
-        except (APIError, DockerException):
-            ok = False
-        if ok:
-            written.add(test)
+        except (APIError, DockerException) as e:
+            raise SandboxError(f"the Docker sandbox refused the answer's test file ({_short(e)})") from None
+        if not ok:
+            raise SandboxError("the Docker sandbox refused the answer's test file")
+        written.add(test)
 
     def finished(self, work: Work, run: str) -> None:
+        self.pending = None
         self.token = None  # the next start kills what this answer left and empties its folders
 
     def retire(self) -> None:

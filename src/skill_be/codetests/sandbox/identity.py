@@ -8,6 +8,7 @@ process of its uid is killed, detached ones included."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import grp
 import os
 import pwd
@@ -74,22 +75,26 @@ def allocate(taken: set[int]) -> int:
     raise RuntimeError("no free uid was found for the answers")
 
 
-def processes_of(*uids: int, zombies: bool = False) -> list[int]:
-    """The live processes of any of `uids` (a zombie is dead already: it waits for its parent to reap it),
-    or with `zombies`, only those zombies (they still count against the uid's process limit)."""
-    pids: list[int] = []
+def scan(*uids: int) -> tuple[list[int], list[int]]:
+    """The live processes of any of `uids`, and their zombies (dead, waiting for their parent to reap
+    them, but still counted against their uid's process limit)."""
+    live: list[int] = []
+    zombies: list[int] = []
     for status in Path("/proc").glob("[0-9]*/status"):
         with contextlib.suppress(OSError, ValueError):
             text = status.read_text()
-            if ("\nState:\tZ" in text) != zombies:
-                continue
             at = text.index("\nUid:")
             line = text[at + 1 : text.index("\n", at + 1)]
             # Real, effective, saved and filesystem uid: a process holding the uid in any of
             # them can be signalled by, or signal, the answers.
             if any(int(x) in uids for x in line.split()[1:]):
-                pids.append(int(status.parent.name))
-    return pids
+                (zombies if "\nState:\tZ" in text else live).append(int(status.parent.name))
+    return live, zombies
+
+
+def processes_of(*uids: int, zombies: bool = False) -> list[int]:
+    """The live processes of any of `uids`, or with `zombies`, their zombies."""
+    return scan(*uids)[1 if zombies else 0]
 
 
 # Where any user may write, on most systems: what an answer leaves there is removed after it, and
@@ -114,6 +119,30 @@ def sweep(uid: int, places: tuple[Path, ...]) -> None:
                     shutil.rmtree(entry.path, ignore_errors=True)
                 else:
                     os.unlink(entry.path)
+
+
+REAP_WAIT_S = 0.3
+
+
+def kill_all_clean(*uids: int, give_up_s: float = 5.0) -> bool:
+    """Kill every process of `uids` until none is left: True when none is, nor any zombie of theirs."""
+    deadline = time.monotonic() + give_up_s
+    reaped_by = time.monotonic() + REAP_WAIT_S  # what was just killed is a zombie for a moment
+    while True:
+        live, zombies = scan(*uids)
+        for pid in zombies:  # ours to reap when skill-be is their subreaper (become_subreaper)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
+        if zombies and not live:
+            live, zombies = scan(*uids)
+        if not live and (not zombies or time.monotonic() > reaped_by):
+            return not zombies
+        if time.monotonic() > deadline:
+            return False
+        for pid in live:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.005)
 
 
 def kill_all(*uids: int, give_up_s: float = 5.0) -> bool:
@@ -180,3 +209,15 @@ def sweep_all(uids: tuple[int, ...], staged: Path | None) -> None:
     for option, ident in sysv_objects(uids):
         with contextlib.suppress(OSError):
             subprocess.run(["ipcrm", option, ident], capture_output=True, check=False, timeout=10)
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> None:
+    """Orphans of this process's descendants (an answer's detached processes) become its children,
+    so that kill_all_clean reaps them at once instead of waiting for PID 1 (which may be slow, and
+    until it reaps them they count against the answers' uid's process limit). Linux only; no-op
+    where it is refused."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)

@@ -125,6 +125,7 @@ class ProcessSlot:
         self.pair: Path | None = None  # as root: the current answer's pair folder
         self.host_for = ""  # as root: the work key the answer's process was started for
         self.pair_used = False  # a runner was started on the pair: the next one gets a fresh pair
+        self.host: subprocess.Popen[bytes] | None = None  # as root: the answer's process, a session leader
         if uid is not None and sandbox.staged is not None:
             self.uids = separate.Uids(answer=uid, runner=sandbox.fresh_uid())
             keys = tuple(w.key for w in settings.works)
@@ -167,10 +168,16 @@ class ProcessSlot:
         """Nothing of the last answer or runner left: their processes killed (the slot moves to fresh
         uids when one outlives every kill), their files swept, the answer's run folders made anew."""
         assert self.uids is not None and self.files is not None
-        survivors = not identity.kill_all(self.uids.answer, self.uids.runner)
         # A killed orphan stays a zombie until PID 1 reaps it, and counts against its uid's process
         # limit until then: a slot whose uids have any moves to fresh ones too.
-        survivors = survivors or bool(identity.processes_of(self.uids.answer, self.uids.runner, zombies=True))
+        # The ones known first (unreaped children of ours: their pids cannot have been reused), so
+        # that the scans below mostly find them gone.
+        for proc in (self.host, self.current.proc if self.current is not None else None):
+            if proc is not None and proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+        self.host = None
+        survivors = not identity.kill_all_clean(self.uids.answer, self.uids.runner)
         if "sweep" not in self.settings.weaken:
             identity.sweep_all((self.uids.answer, self.uids.runner), self.sandbox.staged)
         self.files.clean()
@@ -205,7 +212,7 @@ class ProcessSlot:
         fds = self.host_fds()
         try:
             command = self.host_command(work)
-            separate.start_host(command, self.pair, self.uids.answer, nproc, cwd, env, own_ipc, fds)
+            self.host = separate.start_host(command, self.pair, self.uids.answer, nproc, cwd, env, own_ipc, fds)
         finally:
             for fd in fds:
                 os.close(fd)
@@ -289,6 +296,7 @@ class ProcessSandbox:
             self.staged = payload.stage(settings.works, owners)
             self.runner = self.staged / "h" / "runner.mjs"
             _reachable(settings.node)
+            identity.become_subreaper()
 
     def folder_of(self, work: Work) -> Path:
         return self.staged / "b" / work.key / "w" if self.staged is not None else work.folder

@@ -17,7 +17,6 @@ import resource
 import secrets
 import shutil
 import subprocess
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,8 +91,8 @@ def start_host(
     env: dict[str, str],
     own_ipc: bool = True,
     fds: tuple[int, ...] = (),
-) -> int:
-    """The answer's process, under `uid`, in a session of its own; its pid. SandboxError if it cannot
+) -> subprocess.Popen[bytes]:
+    """The answer's process, under `uid`, in a session of its own. SandboxError if it cannot
     start or its limit did not take."""
     try:
         proc = subprocess.Popen(
@@ -114,9 +113,7 @@ def start_host(
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
         raise SandboxError(f"the answer's process started without its limits: {problem}")
-    # Reaped by a thread: the process is the answer's, and nothing here waits for it otherwise.
-    threading.Thread(target=proc.wait, daemon=True).start()
-    return proc.pid
+    return proc  # reaped when the slot kills what the answer left (identity.kill_all_clean)
 
 
 class SlotFiles:
