@@ -42,9 +42,10 @@ LABEL = "skill-be.run"
 USER = "0:0"  # PID 1 (idle) and the cleanup before each answer; nothing else in the container is root
 ANSWER_UID = 10001  # the answers' processes; nothing else in the container has it
 RUNNER_UID = 10002  # the runner (the tests and the verdicts); nothing else has it, nor its group
-# Root's, for the cleanup alone: kill the other uids' processes, remove their files. The runner and the
-# answer start under their own uids from the engine and get none (no-new-privileges, no setuid).
-CAPABILITIES = ["KILL", "DAC_OVERRIDE", "FOWNER"]
+# Root's, for the first part of each answer's exec alone: kill the other uids' processes, remove their
+# files, switch to the answer's and the runner's uids. Both then have none (setpriv drops the bounding
+# set; no-new-privileges: no setuid file can give any back).
+CAPABILITIES = ["SETUID", "SETGID", "KILL", "DAC_OVERRIDE", "FOWNER"]
 WORK = "/work"
 RUNNER = f"{WORK}/h/runner.mjs"
 PAIRS = f"{WORK}/p"  # the answer's, 0711: each answer's pair folder (see pair.py)
@@ -64,15 +65,9 @@ KILL_ALL = (
     "[ $f = 0 ] && break; n=$((n+1)); [ $n -lt 2000 ] || exit 97; done; "
 )
 IPC_CLEANUP = "rm -f /dev/mqueue/* 2>/dev/null; ipcrm --all 2>/dev/null; "
-# Before each answer, as root (the one moment anything but PID 1 is; it ends before anything of the
-# next answer starts, and is out of the answers' reach: another uid, which they cannot signal): kill
-# what the last answer and runner left, empty runs/, the pairs and the runner's temp folder, and
-# remove every message queue and System V IPC object. Exit 97/98 when that cannot finish.
-CLEANUP = (
-    KILL_ALL + f"for d in {WORK}/b/*/w/runs {PAIRS} {RUNNER_HOME}; do "
+CLEAN_FOLDERS = (
+    f"for d in {WORK}/b/*/w/runs {PAIRS} {RUNNER_HOME}; do "
     'rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; [ -z "$(ls -A "$d")" ] || exit 98; done; '
-    + IPC_CLEANUP
-    + "exit 0"
 )
 # As the answers' uid ($1 its run folder's name, $2 the pair folder, $3 pair.HOST): make this answer's
 # run folder in each runs/ and its pair, then start its process on the pair.
@@ -81,9 +76,36 @@ ANSWER_START = (
     'p=$2; mkdir -m 711 "$p" && mkfifo -m 666 "$p/in" "$p/out" && : >"$p/ready" || exit 98; '
     f'cd {WORK}/b && exec /bin/sh -c "$3" host "$p" node {WORK}/h/host.mjs'
 )
-RUNNER_START = f'exec node {RUNNER} run "$@"'  # as the runner's uid
+
+
+def drop(uid: int) -> str:
+    """setpriv to `uid` (and gid), with no supplementary group and no capability left."""
+    return f"setpriv --reuid={uid} --regid={uid} --clear-groups --inh-caps=-all --bounding-set=-all"
+
+
+ANSWER_ENV_ARGS = f"env -i PATH=/usr/local/bin:/usr/bin:/bin HOME={WORK}/b TMPDIR={WORK}/b"
+# One exec per answer, root only for its first part (it is out of the answers' reach: another uid,
+# which they cannot signal or trace): kill what the last answer and runner left, empty runs/, the
+# pairs and the runner's temp folder, remove every message queue and System V IPC object (exit
+# 97/98 when that cannot finish: the slot gets a new container); then start the answer's process
+# under ANSWER_UID ($1-$3 as ANSWER_START's, $4 ANSWER_START) and become the runner under
+# RUNNER_UID, every capability dropped. Afterwards no process but PID 1 is root.
+START = KILL_ALL + CLEAN_FOLDERS + IPC_CLEANUP + "@ANSWER@" + "shift 4; exec @RUNNER@ node " + RUNNER + ' run "$@"'
+ANSWER_PART = '(@ENV@ @DROP@ /bin/sh -c "$4" sh "$1" "$2" "$3" </dev/null >/dev/null 2>&1 &); '
+
+
+def start_script(weaken: frozenset[str]) -> str:
+    """START as the weakened protections (only tests switch them off) make it."""
+    answer_uid = RUNNER_UID if "uid" in weaken else ANSWER_UID  # a control: the answer as the runner
+    env = "env" if "environ" in weaken else ANSWER_ENV_ARGS  # a control: skill-be's environment given
+    answer = "" if "realm" in weaken else ANSWER_PART.replace("@ENV@", env).replace("@DROP@", drop(answer_uid))
+    runner = "" if "runner-uid" in weaken else drop(RUNNER_UID)
+    script = START.replace("@ANSWER@", answer).replace("@RUNNER@", runner)
+    script = script.replace(KILL_ALL, "") if "kill" in weaken else script
+    return script.replace(IPC_CLEANUP, "") if "sweep" in weaken else script
+
+
 RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": RUNNER_HOME, "TMPDIR": RUNNER_HOME}
-ANSWER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": f"{WORK}/b", "TMPDIR": f"{WORK}/b"}
 PING_TIMEOUT_S = 3
 # Docker's default profile (moby/profiles, seccomp/default.json at cd3bed8) without what model-written
 # code never needs: ptrace and reading other processes (process_vm_*, kcmp, pidfd_getfd), io_uring,
@@ -295,40 +317,19 @@ class DockerSlot:
             self.token = secrets.token_hex(8)
         self.opened = token = self.token
         weaken = self.sandbox.settings.weaken
-        runner_user = USER if "runner-uid" in weaken else f"{RUNNER_UID}:{RUNNER_UID}"
-        # A control: the answer under the runner's uid.
-        answer_user = runner_user if "uid" in weaken else f"{ANSWER_UID}:{ANSWER_UID}"
+        env = {**RUNNER_ENV, "IDLE": self.idle_pid}
+        if "environ" in weaken:
+            env = {**os.environ, **env}  # a control only: skill-be's environment given to the answer
+        answer = [f"r-{token}", f"{PAIRS}/{token}", pair.HOST, ANSWER_START]
+        argv = ["sh", "-c", start_script(weaken), "sh", *answer, *self.early()]
         try:
-            self._clean()
-            if "realm" not in weaken:
-                answer = ["sh", "-c", ANSWER_START, "sh", f"r-{token}", f"{PAIRS}/{token}", pair.HOST]
-                env = {**os.environ, **ANSWER_ENV} if "environ" in weaken else ANSWER_ENV  # a control only
-                self._exec(answer, answer_user, env, attach=False)
-            runner = ["sh", "-c", RUNNER_START, "sh", *self.early()]
-            exec_id, sock = self._exec(runner, runner_user, RUNNER_ENV, attach=True)
+            exec_id, sock = self._exec(argv, USER, env, attach=True)
         except (APIError, DockerException) as e:
             raise SandboxError(f"the test process could not start in the Docker sandbox ({_short(e)})") from None
         self.current = DockerChannel(self.sandbox.client, exec_id, sock)
         self.channels.append(self.current)
         del self.channels[:-4]  # the older ones were stopped when their answer ended
         return self.current
-
-    def _clean(self) -> None:
-        """CLEANUP, waited for; a slot whose cleanup cannot finish gets a new container, once."""
-        weaken = self.sandbox.settings.weaken
-        script = CLEANUP.replace(KILL_ALL, "") if "kill" in weaken else CLEANUP
-        script = script.replace(IPC_CLEANUP, "") if "sweep" in weaken else script
-        for attempt in (1, 2):
-            done = self.container.exec_run(["sh", "-c", script], user=USER, environment={"IDLE": self.idle_pid})
-            if done.exit_code == 0:
-                return
-            self.retire()
-            if attempt == 1:
-                with self.sandbox.lock:
-                    if self.sandbox.closed:
-                        break
-                    self._create()
-        raise SandboxError(f"the Docker sandbox could not remove what an answer left (exit code {done.exit_code})")
 
     def _wrap(self) -> list[str]:
         return pair.relay_wrap(f"{PAIRS}/{self.token}")
