@@ -1,16 +1,17 @@
 """The Docker sandbox: each answer's tests in a locked-down container, started through the engine's API.
 
 A slot is one warm container: no network, a read-only root, no new privileges, a seccomp profile,
-limits on processes, memory and CPU, and a tmpfs-backed volume at /work (noexec). PID 1 and the
-runner, which keeps the tests and decides the verdicts, run as root with only the capabilities they
-need (switching to the answer's uid, killing and removing what the answer left); the answer's own
-process runs as ANSWER_UID, with none, so it cannot ptrace or signal them, read their memory, or
-read the tests (tests/ is root's, mode 0700). The harness, the compiled tests and the installed
-packages are copied in once, owned by root. Before the runner of the next answer starts, the same
-exec kills every process but PID 1 and its idle sleep, empties runs/, and removes the POSIX message
-queues and System V IPC objects the answer's uid made: nothing an answer leaves reaches the next
-one. When that cleanup cannot finish, or the container died, the slot gets a new container. Files go in through the archive API, never a bind mount, so it works the same from inside
-another container (the GitHub Action's); the Docker socket and skill-be's environment never go in."""
+limits on processes, memory and CPU, and a tmpfs-backed volume at /work (noexec). PID 1 is root and
+idle. Each answer gets one exec (START): as root it kills every other process, empties the folders
+the last answer and runner could write, and removes every message queue and System V IPC object;
+then it starts the answer's process (host.mjs) under ANSWER_UID and becomes the runner (the tests
+and the verdicts) under RUNNER_UID, both with every capability dropped, joined by pair.py's relay.
+Neither can trace, signal or read the other, PID 1, or the tests of another scenario: tests/ holds
+the helpers, readable by the runner's group only, and each answer's own test file is copied in for
+it alone (earlier ones emptied), root's and read-only. When the cleanup cannot finish, or the
+container died, the slot gets a new container. Files go in through the archive API, never a bind
+mount, so it works the same from inside another container (the GitHub Action's); the Docker socket
+and skill-be's environment never go in."""
 
 from __future__ import annotations
 
