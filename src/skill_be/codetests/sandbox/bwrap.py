@@ -7,8 +7,10 @@ folder the only place it can write, a /proc of its own pid namespace (no view of
 or any other process), a fresh /tmp, an environment cut to PATH, HOME and TMPDIR, no network, and its
 own message queues and System V IPC, gone with it. The tests, other skills' files and the package
 list's own files (.npmrc, dotfiles) are not in its view at all. When the runner is stopped (a timeout),
-bwrap's --die-with-parent takes the whole pid namespace with it. As root, bwrap itself starts under
-the slot's own uid, as in the process runner. No limit on memory or CPU: use Docker for those."""
+bwrap's --die-with-parent takes the whole pid namespace with it. As root (see separate.py), skill-be
+starts the answer's bwrap itself, under the slot's answer uid, with Docker's seccomp profile (bpf.py)
+and the process limit, and the runner, under the slot's runner uid, in bwrap namespaces of its own
+(runner_argv). No limit on memory or CPU: use Docker for those."""
 
 from __future__ import annotations
 
