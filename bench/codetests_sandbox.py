@@ -132,7 +132,9 @@ def child(src: Path, args: argparse.Namespace) -> dict[str, dict[str, float]]:
     argv = [sys.executable, __file__, "--child", "--answers", str(args.answers), "--rounds", "1"]
     argv += ["--sandboxes", args.sandboxes]
     env = {**os.environ, "PYTHONPATH": str(src)}
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"the measurement with {src} failed: {done.stderr.strip()[-2000:]}")
     result: dict[str, dict[str, float]] = json.loads(done.stdout.splitlines()[-1])
     return result
 
