@@ -173,17 +173,25 @@ def test_skill_be_s_environment_does_not_reach_the_code(box: Sandboxed) -> None:
     box.next_answer_is_unaffected()
 
 
-@pytest.fixture(scope="module", params=["environ", "readonly", "kill"])
-def weak_box(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
-    """The controls: one protection off each (skill-be's environment given to the answer's start, a
-    writable root, no kill of the last answer's processes before the next answer starts)."""
-    yield from open_box(tmp_path_factory, frozenset({request.param}))
+# The controls: one protection off each (skill-be's environment given to the answer's start, a
+# writable root, no kill of the last answer's processes before the next answer starts).
+@pytest.fixture(scope="module")
+def environ_box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
+    yield from open_box(tmp_path_factory, frozenset({"environ"}))
 
 
-def test_control_given_skill_be_s_environment_the_code_finds_the_canary(weak_box: Sandboxed) -> None:
-    if "environ" not in weak_box.session.weaken:
-        pytest.skip("another control's box")
-    passed, message = probe(weak_box.run(READ_ENVIRONMENTS))
+@pytest.fixture(scope="module")
+def writable_box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
+    yield from open_box(tmp_path_factory, frozenset({"readonly"}))
+
+
+@pytest.fixture(scope="module")
+def unkilled_box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
+    yield from open_box(tmp_path_factory, frozenset({"kill"}))
+
+
+def test_control_given_skill_be_s_environment_the_code_finds_the_canary(environ_box: Sandboxed) -> None:
+    passed, message = probe(environ_box.run(READ_ENVIRONMENTS))
     assert not passed and "LEAK: " in message, message
 
 
@@ -219,10 +227,8 @@ def test_nothing_outside_the_answer_s_own_folder_can_be_written(box: Sandboxed) 
     box.next_answer_is_unaffected()
 
 
-def test_control_with_a_writable_root_the_code_writes_tmp(weak_box: Sandboxed) -> None:
-    if "readonly" not in weak_box.session.weaken:
-        pytest.skip("another control's box")
-    passed, message = probe(weak_box.run(WRITE_EVERYWHERE))
+def test_control_with_a_writable_root_the_code_writes_tmp(writable_box: Sandboxed) -> None:
+    passed, message = probe(writable_box.run(WRITE_EVERYWHERE))
     assert not passed and "LEAK: wrote /tmp/x" in message, message
 
 
@@ -350,11 +356,9 @@ def test_a_background_process_left_behind_cannot_touch_the_next_answer(box: Sand
         box.next_answer_is_unaffected()
 
 
-def test_control_without_the_kill_the_process_left_behind_breaks_the_next_answer(weak_box: Sandboxed) -> None:
-    if "kill" not in weak_box.session.weaken:
-        pytest.skip("another control's box")
-    passed, message = probe(weak_box.run(TAMPERER))
+def test_control_without_the_kill_the_process_left_behind_breaks_the_next_answer(unkilled_box: Sandboxed) -> None:
+    passed, message = probe(unkilled_box.run(TAMPERER))
     assert passed, message
-    run = weak_box.drive(weak_box.session.run("probe", "probe", CONTAINED))
+    run = unkilled_box.drive(unkilled_box.session.run("probe", "probe", CONTAINED))
     # Its answer file rewritten, or its process killed: either way not the honest answer's result.
     assert run.error is not None or not run.results[0].passed, run
