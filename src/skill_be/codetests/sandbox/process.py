@@ -204,6 +204,7 @@ class ProcessSlot:
     def _start_host(self, work: Work) -> None:
         assert self.uids is not None and self.files is not None and self.sandbox.staged is not None
         self.pair = separate.make_pair(self.sandbox.staged, self.uids)
+        self.files.pairs.append(self.pair)
         self.pair_used = False
         env = runner_environment(str(self.files.base(work.key) / "runs"))
         cwd = str(self.files.base(work.key) / "runs")

@@ -129,6 +129,7 @@ class SlotFiles:
         self.name = secrets.token_hex(8)
         self.uids = uids
         self.given: dict[str, Path] = {}  # work key -> the test file given to the current answer
+        self.pairs: list[Path] = []  # the pair folders made for this slot, removed by clean()
         self.home = staged / f"r-{self.name}"
         self.home.mkdir(mode=0o700)
         self.tests_mode = 0o755 if "tests" in weaken else 0o750
@@ -183,8 +184,8 @@ class SlotFiles:
     def clean(self) -> None:
         for key in self.keys:
             shutil.rmtree(self.base(key) / "runs" / f"r-{self.name}", ignore_errors=True)
-        for entry in self.staged.glob("p-*"):
-            if entry.stat().st_gid == self.uids.runner:
-                shutil.rmtree(entry, ignore_errors=True)
+        for folder in self.pairs:  # this slot's own: other slots remove theirs at the same time
+            shutil.rmtree(folder, ignore_errors=True)
+        self.pairs.clear()
         for entry in self.home.iterdir():
             shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
