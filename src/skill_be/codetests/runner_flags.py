@@ -25,13 +25,14 @@ class RunnerPaths:
 
     base: str
     packages: str | None = None
+    tests: str = "tests"  # the folder below `base` with the test files and helpers the runner reads
 
 
 def read_paths(works: Iterable[RunnerPaths]) -> list[str]:
     """What the runner may read besides its harness: per work folder, its tests, wrappers and manifest."""
     out: list[str] = []
     for w in works:
-        out += [f"{w.base}/tests/", f"{w.base}/node_modules/", f"{w.base}/package.json"]
+        out += [f"{w.base}/{w.tests}/", f"{w.base}/node_modules/", f"{w.base}/package.json"]
         if w.packages:
             out.append(f"{w.packages}/")
     return out
