@@ -7,7 +7,9 @@ test file. An answer is played by answer code: it starts as many processes as it
 and a System V segment for the next answer, reads the project's sources and a dotfile inside a
 package of the package list. Each attack has a control: the same attack in a session with that one
 protection switched off (`weaken`), where it works. Sessions are shared per (sandbox, weaken).
-Needs root, a Docker engine with the sandbox image and bwrap, as CI has."""
+Every session here runs the runner without Node's permission model (`permission`): that layer alone
+would stop the taken-over runner's reads and writes (test_runner_attacks.py proves it), and this suite
+proves the OS layer on its own, as if an attack had got past the permission model too. Needs root, a Docker engine with the sandbox image and bwrap, as CI has."""
 
 from __future__ import annotations
 
@@ -125,10 +127,12 @@ class Sessions:
         key = (kind, frozenset(weaken))
         if key not in self.open:
             project = make_project(self.root / f"{kind}-{'-'.join(sorted(weaken)) or 'kept'}")
+            # The OS layer alone: see the module's docstring.
+            off = key[1] | {"permission"}
             config = project.save_config(
                 {"sandbox": kind, "testTimeoutSeconds": 5, "answerTimeoutSeconds": 20, "pids": PIDS}, concurrency=1
             )
-            session = self.drive.open(config, weaken=key[1])
+            session = self.drive.open(config, weaken=off)
             self.open[key] = Contract(project, session, self.drive)
         return self.open[key]
 
