@@ -101,7 +101,7 @@ def wrap_argv(
 
 
 def runner_argv(bwrap: str, node: str, staged: Path, home: Path) -> list[str]:
-    """bwrap and its options for the runner itself (as root, under the runner's uid): its own pid,
+    """bwrap and its options for the runner and its launcher (as root, under the runner's uid): its own pid,
     network, IPC and mount namespaces, the system and the staged work folders read-only (it reads
     its slot's tests there; the pair's FIFOs open read-write on a read-only mount), its home its
     only writable folder. No view of skill-be, the host's files or any other process."""

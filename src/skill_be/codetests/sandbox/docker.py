@@ -4,8 +4,9 @@ A slot is one warm container: no network, a read-only root, no new privileges, a
 limits on processes, memory and CPU, and a tmpfs-backed volume at /work (noexec). PID 1 is root and
 idle. Each answer gets one exec (START): as root it kills every other process, empties the folders
 the last answer and runner could write, and removes every message queue and System V IPC object;
-then it starts the answer's process (host.mjs) under ANSWER_UID and becomes the runner (the tests
-and the verdicts) under RUNNER_UID, both with every capability dropped, joined by pair.py's relay.
+then it starts the answer's process (host.mjs) under ANSWER_UID and becomes the runner's launcher
+under RUNNER_UID, both with every capability dropped; the launcher starts the runner (the tests and
+the verdicts) under Node's permission model and pair.py's relay to the answer's process.
 Neither can trace, signal or read the other, PID 1, or the tests of another scenario: tests/ holds
 the helpers, readable by the runner's group only, and each answer's own test file is copied in for
 it alone (earlier ones emptied), root's and read-only. When the cleanup cannot finish, or the

@@ -4,7 +4,7 @@ Not a sandbox. The environment is cut to what Node and the OS need, so the user'
 and a timeout kills the runner's whole process group. Run as a user, the code can still read and
 write what the user can (other processes' environments included), and use the network. Run as root,
 each slot gets two uids of its own, neither root (see separate.py): the runner's (the tests and the
-verdicts) and the answers' (started by skill-be, its process limit set with setrlimit and checked);
+verdicts, under Node's permission model, and its launcher) and the answers' (started by skill-be, its process limit set with setrlimit and checked);
 before each answer every process of both is killed and what they left where any user may write is
 swept (see identity.sweep_all). The code can still read what every user may, and use the network."""
 

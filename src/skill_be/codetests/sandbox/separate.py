@@ -2,9 +2,9 @@
 
 skill-be (root) starts both processes itself: first the answer's (host.mjs, under the slot's answer
 uid, with the process limit set by setrlimit before it runs and checked in /proc after), on a fresh
-pair folder (see pair.py), then the runner, under the slot's runner uid, which reaches the answer's
-process through the relay. Neither is root and neither is the other: a runner the answer took over
-reads no environment or memory of skill-be (root's), no test but its own scenario's (each slot has a
+pair folder (see pair.py), then the runner's launcher, under the slot's runner uid, which starts
+the runner under Node's permission model and the relay to the answer's process. Neither uid is root
+and neither is the other: a runner the answer took over reads no environment or memory of skill-be (root's), no test but its own scenario's (each slot has a
 copy of the tests' helpers that only its runner's group reads, and gets the answer's test file, and
 no other, per answer), and cannot write a test file (root's)."""
 
