@@ -123,16 +123,15 @@ class Sessions:
         self.open: dict[tuple[str, frozenset[str]], Contract] = {}
         self.drive = Driver()
 
-    def get(self, kind: str, *weaken: str) -> Contract:
-        key = (kind, frozenset(weaken))
+    def get(self, kind: str, *weaken: str, permission: bool = False) -> Contract:
+        # The OS layer alone, without Node's permission model, unless `permission`: see the docstring.
+        key = (kind, frozenset(weaken) | (frozenset() if permission else {"permission"}))
         if key not in self.open:
-            project = make_project(self.root / f"{kind}-{'-'.join(sorted(weaken)) or 'kept'}")
-            # The OS layer alone: see the module's docstring.
-            off = key[1] | {"permission"}
+            project = make_project(self.root / f"{kind}-{'-'.join(sorted(key[1])) or 'kept'}")
             config = project.save_config(
                 {"sandbox": kind, "testTimeoutSeconds": 5, "answerTimeoutSeconds": 20, "pids": PIDS}, concurrency=1
             )
-            session = self.drive.open(config, weaken=off)
+            session = self.drive.open(config, weaken=key[1])
             self.open[key] = Contract(project, session, self.drive)
         return self.open[key]
 
@@ -180,6 +179,15 @@ def test_the_runner_is_neither_root_nor_the_answer_and_reads_no_secret_nor_other
         assert seen["project"] and all("/skill-tests/" in p for p in seen["project"]), seen
     else:
         assert seen["project"] == [], seen
+
+
+@pytest.mark.parametrize("kind", SANDBOXES)
+def test_the_runner_runs_under_node_s_permission_model(sessions: Sessions, kind: str) -> None:
+    # The other layer, in every sandbox: the spy's first read (/proc) is refused by Node. The control
+    # is every other spy test above, where the same read works without the permission model.
+    run = sessions.get(kind, permission=True).run("spy", UID_ANSWER)
+    assert run.error is None, run.error
+    assert "Access to this API has been restricted" in (run.results[0].message or ""), run.results[0].message
 
 
 @pytest.mark.parametrize("kind", SANDBOXES)
