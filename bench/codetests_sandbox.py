@@ -10,15 +10,20 @@ keeps every slot busy, so a runner cannot be started ahead of its answer. Setup 
 container) is left out. Rounds alternate the sandboxes; the median of each is printed with its
 ratio to process (target: burst at most 1.5). It then times single answers that arrive while the
 sandbox is idle, as model answers usually do (a runner is then already started), and prints those
-ratios too (target: at most 1.3). Needs a Docker engine with the sandbox image
+ratios too (target: at most 1.3). With `--against <git revision>` it measures that revision's code
+and this tree's instead, alternating, each in a subprocess, and prints the per-answer times of
+each sandbox before and after side by side (target: after/before at most 1.2). Needs a Docker engine with the sandbox image
 (.ci/steps/40-docker.sh) and bwrap (.ci/steps/35-sandbox-tools.sh)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -74,13 +79,8 @@ async def latency(session: CodeTestSession, n: int) -> float:
     return statistics.median(times)
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--answers", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--sandboxes", default="docker,bwrap,in-realm")
-    args = parser.parse_args()
-    kinds = ["process", *args.sandboxes.split(",")]
+async def measure(kinds: list[str], answers: int, rounds: int) -> dict[str, dict[str, float]]:
+    """Per sandbox: the median burst seconds over `rounds`, and the median single-answer seconds."""
     notes: list[str] = []
     times: dict[str, list[float]] = {k: [] for k in kinds}
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,25 +90,94 @@ async def main() -> None:
             project = load_project(project_copy(Path(tmp) / kind, sandbox))
             sessions[kind] = await CodeTestSession.open(project, keep_deps=False, warn=notes.append, weaken=weaken)
         try:
-            for _ in range(args.rounds):
+            for _ in range(rounds):
                 for kind in kinds:
-                    times[kind].append(await time_answers(sessions[kind], args.answers))
+                    times[kind].append(await time_answers(sessions[kind], answers))
             lat = {kind: await latency(sessions[kind], 20) for kind in kinds}
         finally:
             for s in sessions.values():
                 await s.close()
-    size = sessions["process"].pool.size  # type: ignore[union-attr]
-    print(f"{args.answers} answers x 3 tests at once, {args.rounds} rounds, concurrency {size}")
-    base = statistics.median(times["process"])
+    size = sessions[kinds[0]].pool.size  # type: ignore[union-attr]
+    out = {k: {"burst": statistics.median(times[k]), "single": lat[k], "size": size} for k in kinds}
+    for k in kinds:
+        out[k]["runs"] = times[k]  # type: ignore[assignment]
+    return out
+
+
+def print_one_run(result: dict[str, dict[str, float]], answers: int, rounds: int) -> None:
+    kinds = list(result)
+    print(f"{answers} answers x 3 tests at once, {rounds} rounds, concurrency {int(result[kinds[0]]['size'])}")
+    base = result["process"]["burst"]
     for kind in kinds:
-        t = statistics.median(times[kind])
-        runs = ", ".join(f"{x:.2f}" for x in times[kind])
+        t = result[kind]["burst"]
+        runs = ", ".join(f"{x:.2f}" for x in result[kind]["runs"])  # type: ignore[attr-defined]
         target = "" if kind in ("process", "in-realm") else " (target <= 1.5)"
         print(f"  burst {kind:9} {t:6.2f} s  ({runs})  ratio {t / base:.2f}{target}")
     print("one answer at a time, sandbox idle (median of 20):")
     for kind in kinds:
         target = "" if kind in ("process", "in-realm") else " (target <= 1.3)"
-        print(f"  single {kind:8} {lat[kind] * 1000:6.0f} ms  ratio {lat[kind] / lat['process']:.2f}{target}")
+        lat = result[kind]["single"]
+        print(f"  single {kind:8} {lat * 1000:6.0f} ms  ratio {lat / result['process']['single']:.2f}{target}")
+
+
+def source_of(rev: str, into: Path) -> Path:
+    """The `src` folder of git revision `rev` of this repository, unpacked under `into`."""
+    archive = subprocess.run(["git", "archive", rev, "src"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into / "src"
+
+
+def child(src: Path, args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    """One measurement with the skill_be of `src` (a subprocess, so each code's modules stay its own)."""
+    argv = [sys.executable, __file__, "--child", "--answers", str(args.answers), "--rounds", "1"]
+    argv += ["--sandboxes", args.sandboxes]
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"the measurement with {src} failed: {done.stderr.strip()[-2000:]}")
+    result: dict[str, dict[str, float]] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Before (`--against`) and after (this tree), alternating round by round in one run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        before_src = source_of(args.against, Path(tmp))
+        runs: dict[str, list[dict[str, dict[str, float]]]] = {"before": [], "after": []}
+        for _ in range(args.rounds):
+            runs["before"].append(child(before_src, args))
+            runs["after"].append(child(ROOT / "src", args))
+    kinds = ["process", *args.sandboxes.split(",")]
+    print(f"per answer, {args.answers} answers at once (burst) and one at a time (single), median of {args.rounds}")
+    print(f"before: {args.against}, after: this tree; target after/before <= 1.2")
+    for kind in kinds:
+        for what in ("burst", "single"):
+            b = statistics.median(r[kind][what] for r in runs["before"])
+            a = statistics.median(r[kind][what] for r in runs["after"])
+            per = args.answers if what == "burst" else 1
+            print(
+                f"  {what:6} {kind:9} before {b / per * 1000:6.0f} ms  after {a / per * 1000:6.0f} ms"
+                f"  after/before {a / b:.2f}"
+            )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--answers", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--sandboxes", default="docker,bwrap,in-realm")
+    parser.add_argument("--against", help="a git revision: compare its per-answer times with this tree's")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.against:
+        compare(args)
+        return
+    kinds = ["process", *args.sandboxes.split(",")]
+    result = await measure(kinds, args.answers, args.rounds)
+    if args.child:
+        print(json.dumps(result))
+    else:
+        print_one_run(result, args.answers, args.rounds)
 
 
 if __name__ == "__main__":

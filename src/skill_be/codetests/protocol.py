@@ -29,7 +29,7 @@ def cap(text: str) -> str:
 
 
 class Channel(Protocol):
-    """A started runner (`runner.mjs run`), waiting for its request."""
+    """A started runner (`launch.mjs run`, runner.mjs under it), waiting for its request."""
 
     def send(self, data: bytes) -> None:
         """Write to its stdin; OSError when it cannot be written."""

@@ -1,9 +1,11 @@
 """How every sandbox starts a runner: `node launch.mjs run <options>`, the options built here alone.
 
-launch.mjs (in the harness folder) starts the answer's process and the runner, and starts the runner
-under Node's permission model: it may read its harness, and the paths given here (the work folder's
-compiled tests, its wrapper packages and package.json, the installed packages), and nothing else; it
-may start no process or worker and write no file. The spelling of Node's flag (`--permission` or
+launch.mjs (in the harness folder), started by the sandbox under the runner's own uid, starts the
+runner under Node's permission model and the answer's side (the relay to the answer's process the
+sandbox started, see sandbox/pair.py, or that process itself as the user's own). The runner may
+read its harness and the paths given here (the work folder's compiled tests, its wrapper packages
+and package.json, the installed packages), and nothing else; it may start no process or worker and
+write no file. The spelling of Node's flag (`--permission` or
 `--experimental-permission`) depends on the Node that runs it, so launch.mjs's permissionFlags()
 picks it. Names in `weaken` that switch a runner protection off (only tests pass them, through
 Settings.weaken) travel as `--weaken`; nothing a user or an answer writes reaches this argv."""
@@ -25,19 +27,20 @@ class RunnerPaths:
 
     base: str
     packages: str | None = None
+    tests: str = "tests"  # the folder below `base` with the test files and helpers the runner reads
 
 
 def read_paths(works: Iterable[RunnerPaths]) -> list[str]:
     """What the runner may read besides its harness: per work folder, its tests, wrappers and manifest."""
     out: list[str] = []
     for w in works:
-        out += [f"{w.base}/tests/", f"{w.base}/node_modules/", f"{w.base}/package.json"]
+        out += [f"{w.base}/{w.tests}/", f"{w.base}/node_modules/", f"{w.base}/package.json"]
         if w.packages:
             out.append(f"{w.packages}/")
     return out
 
 
-def launch_options(works: Iterable[RunnerPaths], weaken: frozenset[str], runner_uid: int | None = None) -> list[str]:
+def launch_options(works: Iterable[RunnerPaths], weaken: frozenset[str]) -> list[str]:
     """The options launch.mjs takes for the runner (the answer's own, --host and --wrap, come after)."""
     options: list[str] = []
     for path in read_paths(works):
@@ -49,8 +52,6 @@ def launch_options(works: Iterable[RunnerPaths], weaken: frozenset[str], runner_
         off += [w for w in ("permission", "freeze") if w not in off]
     if off:
         options += ["--weaken", ",".join(off)]
-    if runner_uid is not None:
-        options += ["--runner-uid", str(runner_uid)]
     return options
 
 

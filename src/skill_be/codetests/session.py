@@ -100,6 +100,9 @@ class CodeTestSession:
             folder = installed.folder / f"run-{self.run_id}"
             self.work_folders.append(folder)
             harness.write_work_folder(folder)
+            # The compiled tests: skill-be's alone, whatever the project's folders let other users read
+            # (as root, the sandboxes' runners and answers run as other users).
+            folder.chmod(0o700)
             assert config.tests is not None  # a skill has code tests only with a tests folder
             await harness.compile_tree(self.compiler, config.tests / SHARED, folder / "tests" / SHARED)
             sources: dict[Path, Path] = {}

@@ -72,6 +72,10 @@ def containers_of(run_id: str) -> tuple[list[Any], list[Any]]:
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
+    yield from open_box(tmp_path_factory, frozenset())
+
+
+def open_box(tmp_path_factory: pytest.TempPathFactory, weaken: frozenset[str]) -> Iterator[Sandboxed]:
     canary = f"canary-{secrets.token_hex(8)}"
     os.environ[CANARY_ENV] = canary  # in skill-be's own environment, before the session opens
     root = tmp_path_factory.mktemp("docker")
@@ -85,14 +89,14 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
     drive = Driver()
     cwd = os.getcwd()
     os.chdir(project.root)
-    session = drive.open(config)
+    session = drive.open(config, weaken=weaken)
     try:
         yield Sandboxed(drive, session, root, canary)
     finally:
         drive(session.close())
         drive.close()
         os.chdir(cwd)
-        del os.environ[CANARY_ENV]
+        os.environ.pop(CANARY_ENV, None)
     assert containers_of(session.run_id) == ([], [])
 
 
@@ -117,7 +121,7 @@ def test_the_container_is_locked_down(box: Sandboxed) -> None:
     assert host["Privileged"] is False
     assert not host.get("Binds")
     assert [(m["Type"], m["Destination"]) for m in container.attrs["Mounts"]] == [("volume", "/work")]
-    assert container.attrs["Config"]["User"] == "0:0"  # PID 1 and the runner; the answers run as ANSWER_UID
+    assert container.attrs["Config"]["User"] == "0:0"  # PID 1, idle: the runner and the answers have uids of their own
     env = container.attrs["Config"]["Env"] or []
     assert not any(box.canary in e or e.startswith("DOCKER") for e in env)
     assert volume.attrs["Options"]["type"] == "tmpfs"
@@ -150,8 +154,7 @@ export const result = () => new Promise((resolve, reject) => {
     box.next_answer_is_unaffected()
 
 
-def test_skill_be_s_environment_does_not_reach_the_code(box: Sandboxed) -> None:
-    code = """import fs from 'node:fs';
+READ_ENVIRONMENTS = """import fs from 'node:fs';
 export const result = () => {
   const seen = [JSON.stringify(process.env)];
   for (const p of fs.readdirSync('/proc')) {
@@ -162,9 +165,34 @@ export const result = () => {
   const all = seen.join('\\n');
   return all.includes('canary-') || all.includes('SKILL_BE_TEST_CANARY') ? 'LEAK: ' + all.slice(0, 200) : 'contained';
 };"""
-    passed, message = probe(box.run(code))
+
+
+def test_skill_be_s_environment_does_not_reach_the_code(box: Sandboxed) -> None:
+    passed, message = probe(box.run(READ_ENVIRONMENTS))
     assert passed, message
     box.next_answer_is_unaffected()
+
+
+# The controls: one protection off each (skill-be's environment given to the answer's start, a
+# writable root, no kill of the last answer's processes before the next answer starts).
+@pytest.fixture(scope="module")
+def environ_box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
+    yield from open_box(tmp_path_factory, frozenset({"environ"}))
+
+
+@pytest.fixture(scope="module")
+def writable_box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
+    yield from open_box(tmp_path_factory, frozenset({"readonly"}))
+
+
+@pytest.fixture(scope="module")
+def unkilled_box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandboxed]:
+    yield from open_box(tmp_path_factory, frozenset({"kill"}))
+
+
+def test_control_given_skill_be_s_environment_the_code_finds_the_canary(environ_box: Sandboxed) -> None:
+    passed, message = probe(environ_box.run(READ_ENVIRONMENTS))
+    assert not passed and "LEAK: " in message, message
 
 
 def test_a_file_outside_the_work_folder_cannot_be_read(box: Sandboxed) -> None:
@@ -176,8 +204,7 @@ export const result = () => 'LEAK: ' + fs.readFileSync({str(target)!r}, 'utf8');
     box.next_answer_is_unaffected()
 
 
-def test_nothing_outside_the_answer_s_own_folder_can_be_written(box: Sandboxed) -> None:
-    code = """import fs from 'node:fs';
+WRITE_EVERYWHERE = """import fs from 'node:fs';
 import path from 'node:path';
 export const result = () => {
   const written = [];
@@ -192,9 +219,17 @@ export const result = () => {
   fs.writeFileSync(path.join(process.cwd(), 'mine.txt'), 'own folder is writable');
   return written.length ? 'LEAK: wrote ' + written.join(', ') : 'contained';
 };"""
-    passed, message = probe(box.run(code))
+
+
+def test_nothing_outside_the_answer_s_own_folder_can_be_written(box: Sandboxed) -> None:
+    passed, message = probe(box.run(WRITE_EVERYWHERE))
     assert passed, message
     box.next_answer_is_unaffected()
+
+
+def test_control_with_a_writable_root_the_code_writes_tmp(writable_box: Sandboxed) -> None:
+    passed, message = probe(writable_box.run(WRITE_EVERYWHERE))
+    assert not passed and "LEAK: wrote /tmp/x" in message, message
 
 
 def test_a_fork_bomb_stops_at_the_process_limit(box: Sandboxed) -> None:
@@ -206,8 +241,11 @@ export const result = async () => {
   await new Promise((r) => setTimeout(r, 5000));
   return 'still here';
 };"""
-    passed, _ = probe(box.run(code))
-    assert not passed
+    passed, message = probe(box.run(code))
+    # The answer's process survives its fork bombs (they fail at the limit) and waits: its test times
+    # out. The control, every process starting without the limit, is test_sandbox_contract.py's
+    # test_control_without_the_limit_every_process_starts[docker] (a bounded count, not a bomb).
+    assert (passed, message) == (False, "timed out after 2 s")
     box.next_answer_is_unaffected()
 
 
@@ -255,14 +293,20 @@ def test_process_exit_fails_the_test(box: Sandboxed) -> None:
 
 
 def test_killing_its_parent_or_pid_1_reaches_neither_skill_be_nor_the_container(box: Sandboxed) -> None:
-    code = """export const result = () => {
-  try { process.kill(1, 'SIGKILL'); } catch {}
-  process.kill(process.ppid, 'SIGKILL');
-  return 'LEAK: still running after killing its parent';
+    code = """import fs from 'node:fs';
+export const result = () => {
+  const killed = [];
+  for (const p of fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p))) {
+    let uid = '';
+    try { uid = fs.readFileSync(`/proc/${p}/status`, 'utf8').match(/Uid:\\s+(\\d+)/)[1]; } catch { continue; }
+    if (Number(uid) === process.getuid()) continue;
+    try { process.kill(Number(p), 'SIGKILL'); killed.push(`${p} (uid ${uid})`); } catch {}
+  }
+  return killed.length ? 'LEAK: killed ' + killed.join(', ') : 'contained';
 };"""
     passed, message = probe(box.run(code))
-    # Its parent is the runner, under root: out of the answer's uid's reach, as PID 1 is.
-    assert (passed, message) == (False, "kill EPERM")
+    # PID 1 (root) and the runner (its own uid) are out of the answer's uid's reach.
+    assert (passed, message) == (True, "")
     box.next_answer_is_unaffected()
 
 
@@ -310,3 +354,11 @@ def test_a_background_process_left_behind_cannot_touch_the_next_answer(box: Sand
     assert passed, message
     for _ in range(3):
         box.next_answer_is_unaffected()
+
+
+def test_control_without_the_kill_the_process_left_behind_breaks_the_next_answer(unkilled_box: Sandboxed) -> None:
+    passed, message = probe(unkilled_box.run(TAMPERER))
+    assert passed, message
+    run = unkilled_box.drive(unkilled_box.session.run("probe", "probe", CONTAINED))
+    # Its answer file rewritten, or its process killed: either way not the honest answer's result.
+    assert run.error is not None or not run.results[0].passed, run

@@ -114,10 +114,13 @@ def test_the_code_gets_only_path_home_and_tmpdir(runner: Runner) -> None:
 
 
 def test_an_endless_loop_is_killed_with_the_processes_it_started(runner: Runner) -> None:
+    # Root's file, writable by all: what the answer leaves in shared folders is swept, this is not.
     marker = runner.root / f"alive-{secrets.token_hex(4)}"
+    marker.touch()
+    marker.chmod(0o666)
     code = f"""import {{ spawn }} from 'node:child_process';
 export const result = () => {{
-  spawn('sh', ['-c', 'while :; do touch {marker}; sleep 0.05; done'], {{ stdio: 'ignore' }});
+  spawn('sh', ['-c', 'while :; do echo x >>{marker}; sleep 0.05; done'], {{ stdio: 'ignore' }});
   for (;;) {{}}
 }};"""
     run = runner.run(code)
@@ -125,10 +128,10 @@ export const result = () => {{
         (False, "timed out after 2 s"),
         (False, "not run: an earlier test timed out and the test process was stopped"),
     ]
-    assert marker.exists()  # the child did run
-    marker.unlink()
+    assert marker.stat().st_size > 0  # the child did run
+    marker.write_text("")
     time.sleep(0.5)
-    assert not marker.exists()  # and was killed with the runner's process group
+    assert marker.stat().st_size == 0  # and was killed with the runner's process group
     runner.next_answer_is_unaffected()
 
 

@@ -175,8 +175,10 @@ def guarded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture(scope="module")
 def unguarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
-    """The process runner with every runner protection off: the controls."""
-    yield from open_box(tmp_path_factory, "process", "freeze", "receiver", "permission", "fatal")
+    """The process runner with every runner protection off: the controls. The runner's own uid is off
+    too (the runner as root): that OS layer alone also keeps a taken-over runner from writing the
+    marks' folder (root's), and test_sandbox_contract.py proves it on its own."""
+    yield from open_box(tmp_path_factory, "process", "freeze", "receiver", "permission", "fatal", "runner-uid")
 
 
 def test_the_honest_answer_passes_and_the_wrong_one_fails(guarded: Box) -> None:
@@ -230,8 +232,9 @@ def test_control_the_takeover_runs_a_command_and_writes_a_file_with_every_protec
 
 def test_the_permission_model_alone_stops_the_taken_over_runner(tmp_path_factory: pytest.TempPathFactory) -> None:
     # Realm unfrozen and receivers open: the answer does replace emit and gets the runner's process,
-    # but a runner under the permission model runs no command and writes no file.
-    for box in open_box(tmp_path_factory, "process", "freeze", "receiver"):
+    # but a runner under the permission model runs no command and writes no file. The runner runs as
+    # root here (its own uid off), so the permission model is the only layer left.
+    for box in open_box(tmp_path_factory, "process", "freeze", "receiver", "runner-uid"):
         assert takeover_leaves(box) == []
 
 

@@ -15,6 +15,7 @@ class FakeSandbox:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.handed: list[int] = []
+        self.staged = None  # skill-be not as root here: the slot's old, one-uid path
 
     def folder_of(self, work: Any) -> Path:
         return self.folder

@@ -38,4 +38,3 @@ def test_the_command_is_node_on_the_launcher_in_the_harness_folder() -> None:
         "0",
     ]
     assert nodefiles.LAUNCH.name == "launch.mjs" and nodefiles.LAUNCH.exists()
-    assert launch_options([], frozenset(), runner_uid=10002) == ["--runner-uid", "10002"]

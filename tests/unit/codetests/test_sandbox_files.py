@@ -12,8 +12,8 @@ from pathlib import Path
 from skill_be.codetests.harness import write_work_folder
 from skill_be.codetests.sandbox import Work
 from skill_be.codetests.sandbox.bwrap import wrap_argv
-from skill_be.codetests.sandbox.docker import SECCOMP
-from skill_be.codetests.sandbox.payload import RUNS_MODE, TESTS_MODE, build_payload
+from skill_be.codetests.sandbox.docker import ANSWER_UID, RUNNER_UID, SECCOMP, owners
+from skill_be.codetests.sandbox.payload import RUNS_MODE, TESTS_MODE, Owners, build_payload
 
 
 def work_with_packages(tmp_path: Path) -> Work:
@@ -24,6 +24,9 @@ def work_with_packages(tmp_path: Path) -> Work:
     pkgs = tmp_path / "deps" / "node_modules"
     (pkgs / "lib").mkdir(parents=True)
     (pkgs / "lib" / "index.js").write_text("export const x = 1;\n")
+    (pkgs / "lib" / ".env").write_text("TOKEN=secret\n")  # a dotfile inside a package
+    (pkgs / "lib" / ".github").mkdir()
+    (pkgs / "lib" / ".github" / "workflow.yml").write_text("on: push\n")
     (pkgs / ".package-lock.json").write_text("{}\n")
     (pkgs / ".bin").mkdir()
     (pkgs / ".bin" / "tool").write_text("#!/bin/sh\n")
@@ -32,13 +35,35 @@ def work_with_packages(tmp_path: Path) -> Work:
 
 
 def test_the_payload_leaves_out_npm_s_own_files_and_closes_the_tests(tmp_path: Path) -> None:
-    data, _ = build_payload((work_with_packages(tmp_path),), tests_mode=TESTS_MODE, runs=(0, RUNS_MODE))
+    data, _ = build_payload((work_with_packages(tmp_path),), Owners(tests=(0, 0, 0o700), runs=(0, 0, RUNS_MODE)))
     with tarfile.open(fileobj=io.BytesIO(data)) as tf:
         members = {m.name: m for m in tf.getmembers()}
     assert "b/p0/node_modules/lib/index.js" in members
     assert not [n for n in members if "/." in n or n.endswith(".npmrc")]
     assert members["b/p0/w/tests"].mode == 0o700 and members["b/p0/w/tests"].uid == 0
     assert members["b/p0/w/runs"].mode == 0o1733
+    assert "b/p0/w/tests/s/a.test.js" in members
+
+
+def test_control_with_dotfiles_kept_the_package_s_dotfiles_are_in_the_payload(tmp_path: Path) -> None:
+    data, _ = build_payload((work_with_packages(tmp_path),), Owners(dotfiles=True))
+    with tarfile.open(fileobj=io.BytesIO(data)) as tf:
+        names = set(tf.getnames())
+    assert {"b/p0/node_modules/lib/.env", "b/p0/node_modules/lib/.github/workflow.yml"} <= names
+    assert "b/p0/node_modules/.package-lock.json" not in names  # npm's own files: never
+
+
+def test_docker_s_payload_gives_the_runner_the_tests_helpers_only_and_the_answer_its_folders(tmp_path: Path) -> None:
+    data, _ = build_payload((work_with_packages(tmp_path),), owners(frozenset()))
+    with tarfile.open(fileobj=io.BytesIO(data)) as tf:
+        members = {m.name: m for m in tf.getmembers()}
+    tests = members["b/p0/w/tests"]
+    assert (tests.uid, tests.gid, tests.mode) == (0, RUNNER_UID, TESTS_MODE) and TESTS_MODE & 0o007 == 0
+    assert "b/p0/w/tests/s/a.test.js" not in members  # each answer gets its own, and only it
+    runs, pairs, home = members["b/p0/w/runs"], members["p"], members["r"]
+    assert (runs.uid, runs.mode, pairs.uid, pairs.mode) == (ANSWER_UID, 0o711, ANSWER_UID, 0o711)
+    assert (home.uid, home.mode) == (RUNNER_UID, 0o700)
+    assert all(m.uid == 0 for n, m in members.items() if n.startswith(("h/", "b/p0/node_modules")))
     assert {"h/runner.mjs", "h/host.mjs", "h/membrane.mjs", "h/launch.mjs", "h/lockdown.mjs"} <= set(members)
 
 

@@ -1,9 +1,13 @@
-// Starts one answer's two processes and stays their parent: the answer's process (host.mjs) and the
-// runner (runner.mjs), which keeps the tests and their verdicts. It runs no test and no answer code,
-// so it can keep what both of those must not have: starting processes, making FIFOs, switching uids.
+// Starts one answer's two processes and stays their parent: the answer's side and the runner
+// (runner.mjs), which keeps the tests and their verdicts. It runs no test and no answer code, so it
+// can keep what the runner must not have: starting processes, making FIFOs. It runs under the
+// runner's own uid, unprivileged: where the sandbox gives the two sides uids of their own, the
+// sandbox starts the answer's process (host.mjs) itself and the answer's side here is the relay to it
+// (--wrap, sandbox/pair.py); only as the user's own (process, bwrap without root) is it host.mjs.
+// It never switches the runner's uid (see docs/threat-model-runner.md).
 //
 //   node launch.mjs run [--read <path>]... [--host <uid|-> <nproc>] [--wrap <json argv>]
-//                       [--runner-uid <uid>] [--weaken <names>]
+//                       [--weaken <names>]
 //
 // The runner starts under Node's permission model (permissionFlags): it may read only the paths given
 // with --read and its own harness files; it can start no process or worker, load no addon, write no
@@ -38,7 +42,7 @@ export function permissionFlags(version, reads) {
 }
 
 export function parseOptions(argv) {
-  const opts = { host: null, wrap: [], reads: [], weaken: new Set(), runnerUid: null };
+  const opts = { host: null, wrap: [], reads: [], weaken: new Set() };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--read') opts.reads.push(String(argv[++i]));
@@ -46,7 +50,6 @@ export function parseOptions(argv) {
       const uid = argv[++i];
       opts.host = { uid: uid === '-' ? null : Number(uid), nproc: Number(argv[++i]) || 0 };
     } else if (a === '--wrap') opts.wrap = JSON.parse(argv[++i]).map(String);
-    else if (a === '--runner-uid') opts.runnerUid = Number(argv[++i]);
     else if (a === '--weaken') {
       for (const w of String(argv[++i]).split(',')) if (w) opts.weaken.add(w);
     } else throw new Error(`unknown option ${a}`);
@@ -96,7 +99,9 @@ function startHost(fds, { uid, nproc, wrap, cwd, home }) {
     stdio: ['ignore', 'ignore', process.env.SKB_DEBUG ? 'inherit' : 'ignore', fds.hostIn, fds.hostOut, fds.hostInSync],
     ...(drop ? { uid, gid: uid } : {}),
   });
-  host.on('error', () => {});
+  host.on('error', () => {
+    host.failed = true; // no 'exit' may follow: supervise() checks this
+  });
   return { host, uid, nproc, wrap };
 }
 
@@ -104,11 +109,9 @@ function startRunner(fds, opts) {
   const flags = opts.weaken.has('permission') ? [] : permissionFlags(process.version, opts.reads);
   const weaken = [...opts.weaken].filter((w) => w !== 'permission');
   const args = [...flags, join(HERE, 'runner.mjs'), 'run', ...(weaken.length ? ['--weaken', weaken.join(',')] : [])];
-  const drop = typeof opts.runnerUid === 'number' && process.getuid?.() === 0;
   const runner = spawn(process.execPath, args, {
     env: process.env,
     stdio: ['pipe', 'inherit', 'inherit', fds.runnerOut, fds.runnerIn, fds.runnerInSync],
-    ...(drop ? { uid: opts.runnerUid, gid: opts.runnerUid } : {}),
   });
   runner.stdin.on('error', () => {});
   return runner;
@@ -221,7 +224,7 @@ function supervise(runner, host, wrapped) {
     await exited(host);
     endAs(code, signal);
   });
-  host?.on('exit', async (code, signal) => {
+  const hostEnded = async (code, signal) => {
     if (done) return;
     done = true;
     // bwrap reports a command killed by signal N as exit code 128 + N.
@@ -229,7 +232,12 @@ function supervise(runner, host, wrapped) {
     kill(runner);
     await exited(runner);
     endAs(code, signal);
-  });
+  };
+  if (host === null) return;
+  host.on('exit', hostEnded);
+  host.on('error', () => hostEnded(127, null)); // it could not start (no bwrap, no node)
+  if (host.failed) hostEnded(127, null);
+  else if (host.exitCode !== null || host.signalCode !== null) hostEnded(host.exitCode, host.signalCode);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

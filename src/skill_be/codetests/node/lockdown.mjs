@@ -152,17 +152,32 @@ function walk(rootList, live) {
   return found;
 }
 
-// Freezes `obj` but for its non-configurable writable data properties (EventEmitter.prototype's
-// private-symbol flags): those can neither be tamed nor made read-only without breaking every
-// instance, and they are keyed by symbols no answer can name.
-function harden(obj) {
-  for (const key of Reflect.ownKeys(obj)) {
-    const d = Reflect.getOwnPropertyDescriptor(obj, key);
-    if (!d) continue;
+// Freezes `obj` but for two kinds of property. Its non-configurable writable data properties
+// (EventEmitter.prototype's private-symbol flags) can neither be tamed nor made read-only without
+// breaking every instance, and they are keyed by symbols no answer can name. On Node's objects (not
+// the language's), accessors stay configurable: Node defines lazy exports (`fs.Dir`) as getters that
+// replace themselves with a value on first use, which `import 'node:fs'` does after this ran.
+function harden(obj, language) {
+  const descriptors = Object.getOwnPropertyDescriptors(obj);
+  let plain = true; // nothing to keep writable or configurable: Object.freeze, the fast way
+  for (const key of Reflect.ownKeys(descriptors)) {
+    const d = descriptors[key];
     if (!('value' in d)) {
       if (d.get) Object.freeze(d.get);
       if (d.set) Object.freeze(d.set);
-      if (d.configurable) Reflect.defineProperty(obj, key, { configurable: false });
+      if (d.configurable && !language) plain = false;
+    } else if (!d.configurable && d.writable && typeof obj !== 'function') plain = false;
+  }
+  if (plain) {
+    Object.freeze(obj);
+    return;
+  }
+  for (const key of Reflect.ownKeys(descriptors)) {
+    const d = descriptors[key];
+    if (!('value' in d)) {
+      if (d.get) Object.freeze(d.get);
+      if (d.set) Object.freeze(d.set);
+      if (d.configurable && language) Reflect.defineProperty(obj, key, { configurable: false });
     } else if (d.configurable) {
       Reflect.defineProperty(obj, key, { writable: false, configurable: false });
     } else if (d.writable && typeof obj === 'function') {
@@ -195,7 +210,7 @@ export function lockdown() {
   }
   for (const obj of found) {
     try {
-      harden(obj);
+      harden(obj, state.language.has(obj));
     } catch {}
   }
   return found.length;

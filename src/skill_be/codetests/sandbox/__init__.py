@@ -149,10 +149,16 @@ class Pool:
             state = await self._take()
         except SandboxError as e:
             return errored(request.names, str(e))
-        # The slot goes back to the pool when its thread is done, not when this task is cancelled
-        # (SIGINT, a timeout): a thread cannot be stopped, and two on one slot would share it.
+        # The slot goes back to the pool when its threads are done, not when this task is cancelled
+        # (SIGINT, a timeout): a thread cannot be stopped, and two on one slot would share it. The
+        # next runner starts after the answer's result is returned: off the answer's path.
         done = asyncio.ensure_future(asyncio.to_thread(self._run, state, work, request))
-        done.add_done_callback(lambda _: self.idle.put_nowait(state))
+
+        def reopen(_: object) -> None:
+            again = asyncio.ensure_future(asyncio.to_thread(self._reopen, state))
+            again.add_done_callback(lambda _: self.idle.put_nowait(state))
+
+        done.add_done_callback(reopen)
         return await asyncio.shield(done)
 
     def _run(self, state: _SlotState, work: Work, request: Request) -> TestRun:
@@ -176,11 +182,13 @@ class Pool:
                 slot.retire()
                 continue
             break
-        if not self.closed:
-            with contextlib.suppress(SandboxError):
-                state.ready = slot.open()
         assert run is not None
         return run
+
+    def _reopen(self, state: _SlotState) -> None:
+        if not self.closed:
+            with contextlib.suppress(SandboxError):
+                state.ready = state.slot.open()
 
     def close(self) -> list[str]:
         self.closed = True

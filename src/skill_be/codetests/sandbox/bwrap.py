@@ -7,8 +7,10 @@ folder the only place it can write, a /proc of its own pid namespace (no view of
 or any other process), a fresh /tmp, an environment cut to PATH, HOME and TMPDIR, no network, and its
 own message queues and System V IPC, gone with it. The tests, other skills' files and the package
 list's own files (.npmrc, dotfiles) are not in its view at all. When the runner is stopped (a timeout),
-bwrap's --die-with-parent takes the whole pid namespace with it. As root, bwrap itself starts under
-the slot's own uid, as in the process runner. No limit on memory or CPU: use Docker for those."""
+bwrap's --die-with-parent takes the whole pid namespace with it. As root (see separate.py), skill-be
+starts the answer's bwrap itself, under the slot's answer uid, with Docker's seccomp profile (bpf.py)
+and the process limit, and the runner, under the slot's runner uid, in bwrap namespaces of its own
+(runner_argv). No limit on memory or CPU: use Docker for those."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from skill_be.codetests.protocol import Request
-from skill_be.codetests.sandbox import Settings, Work
+from skill_be.codetests.sandbox import SandboxError, Settings, Work, bpf
 from skill_be.codetests.sandbox.process import ProcessSandbox, ProcessSlot
 from skill_be.errors import ConfigError
 
@@ -62,10 +64,15 @@ def works(bwrap: str | None = None) -> str | None:
     return None
 
 
-def wrap_argv(bwrap: str, node: str, harness_dir: Path, base: Path, packages: Path | None, run_dir: Path) -> list[str]:
-    """bwrap and its options for one answer's process; the host command follows."""
+def wrap_argv(
+    bwrap: str, node: str, harness_dir: Path, base: Path, packages: Path | None, run_dir: Path, seccomp: int = -1
+) -> list[str]:
+    """bwrap and its options for one answer's process; the host command follows. `seccomp`: a file
+    descriptor holding Docker's profile compiled (bpf.memfd), or -1 for none."""
     # --as-pid-1: no bwrap init inside, so the pid namespace holds the answer's processes and nothing else.
     argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1", "--clearenv"]
+    if seccomp >= 0:
+        argv += ["--seccomp", str(seccomp)]
     argv += ["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", str(run_dir)]
     argv += ["--setenv", "TMPDIR", str(run_dir)]
     for name in ("LANG", "LC_ALL"):
@@ -93,6 +100,33 @@ def wrap_argv(bwrap: str, node: str, harness_dir: Path, base: Path, packages: Pa
     return argv
 
 
+def runner_argv(bwrap: str, node: str, staged: Path, home: Path) -> list[str]:
+    """bwrap and its options for the runner and its launcher (as root, under the runner's uid): its own pid,
+    network, IPC and mount namespaces, the system and the staged work folders read-only (it reads
+    its slot's tests there; the pair's FIFOs open read-write on a read-only mount), its home its
+    only writable folder. No view of skill-be, the host's files or any other process."""
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--clearenv"]
+    argv += ["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", str(home)]
+    argv += ["--setenv", "TMPDIR", str(home)]
+    argv += ["--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    argv += _system_links()
+    real = Path(os.path.realpath(shutil.which(node) or node))
+    if not str(real).startswith("/usr/"):
+        argv += ["--ro-bind", str(real.parent.parent), str(real.parent.parent)]
+    argv += ["--ro-bind", str(staged), str(staged), "--bind", str(home), str(home), "--"]
+    return argv
+
+
+def _system_links() -> list[str]:
+    argv: list[str] = []
+    for link in SYSTEM_LINKS:
+        if os.path.islink(link):
+            argv += ["--symlink", os.readlink(link), link]
+        elif os.path.isdir(link):
+            argv += ["--ro-bind", link, link]
+    return argv
+
+
 class BwrapSlot(ProcessSlot):
     """Its answers, one at a time, use one run folder, made before the runner starts and removed
     after each answer, so that bwrap (which binds it) can start before the answer comes."""
@@ -100,17 +134,41 @@ class BwrapSlot(ProcessSlot):
     sandbox: BwrapSandbox
 
     def __init__(self, sandbox: ProcessSandbox, settings: Settings, uid: int | None) -> None:
+        self.seccomp = -1
         super().__init__(sandbox, settings, uid)
         self.folder = f"slot-{secrets.token_hex(8)}"
 
     def wrap(self, work: Work) -> list[str]:
         base = self.sandbox.folder_of(work)
         packages = base.parent / "node_modules" if self.sandbox.staged is not None else work.packages
-        run_dir = base / "runs" / self.folder
-        return wrap_argv(self.sandbox.bwrap, self.settings.node, self.sandbox.runner.parent, base, packages, run_dir)
+        folder = f"r-{self.files.name}" if self.files is not None else self.folder
+        run_dir = base / "runs" / folder
+        harness = self.sandbox.runner.parent
+        return wrap_argv(self.sandbox.bwrap, self.settings.node, harness, base, packages, run_dir, self.seccomp)
+
+    def host_fds(self) -> tuple[int, ...]:
+        """As root, the seccomp program for the answer's bwrap (the runner's spawn passes no other fd)."""
+        self.seccomp = -1
+        if "seccomp" not in self.settings.weaken and "bwrap" not in self.settings.weaken:
+            try:
+                self.seccomp = bpf.memfd()
+            except (bpf.SeccompError, OSError) as e:
+                raise SandboxError(f"Docker's seccomp profile could not be compiled for bwrap ({e})") from None
+        return () if self.seccomp < 0 else (self.seccomp,)
+
+    def host_command(self, work: Work) -> list[str]:
+        if "bwrap" in self.settings.weaken:
+            return super().host_command(work)
+        return [*self.wrap(work), *super().host_command(work)]
+
+    def runner_prefix(self) -> list[str]:
+        weaken = self.settings.weaken
+        if "bwrap" in weaken or "realm" in weaken or self.files is None or self.sandbox.staged is None:
+            return []  # (in the runner's realm, the runner writes the answer's file itself)
+        return runner_argv(self.sandbox.bwrap, self.settings.node, self.sandbox.staged, self.files.home)
 
     def early(self) -> list[str]:
-        if "bwrap" in self.settings.weaken:
+        if "bwrap" in self.settings.weaken or self.files is not None:
             return super().early()
         if not self.settings.works or "realm" in self.settings.weaken:
             return []
@@ -122,7 +180,7 @@ class BwrapSlot(ProcessSlot):
         return [*super().early(), "--wrap", json.dumps(self.wrap(work))]
 
     def prepare(self, request: Request, work: Work) -> Request:
-        if "bwrap" in self.settings.weaken:
+        if "bwrap" in self.settings.weaken or self.files is not None:
             return super().prepare(request, work)
         req = super().prepare(replace(request, run=self.folder), work)
         return replace(req, wrap=tuple(self.wrap(work)))

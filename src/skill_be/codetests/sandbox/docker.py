@@ -1,20 +1,25 @@
 """The Docker sandbox: each answer's tests in a locked-down container, started through the engine's API.
 
 A slot is one warm container: no network, a read-only root, no new privileges, a seccomp profile,
-limits on processes, memory and CPU, and a tmpfs-backed volume at /work (noexec). PID 1 and the
-runner, which keeps the tests and decides the verdicts, run as root with only the capabilities they
-need (switching to the answer's uid, killing and removing what the answer left); the answer's own
-process runs as ANSWER_UID, with none, so it cannot ptrace or signal them, read their memory, or
-read the tests (tests/ is root's, mode 0700). The harness, the compiled tests and the installed
-packages are copied in once, owned by root. Before the runner of the next answer starts, the same
-exec kills every process but PID 1 and its idle sleep, empties runs/, and removes the POSIX message
-queues and System V IPC objects the answer's uid made: nothing an answer leaves reaches the next
-one. When that cleanup cannot finish, or the container died, the slot gets a new container. Files go in through the archive API, never a bind mount, so it works the same from inside
-another container (the GitHub Action's); the Docker socket and skill-be's environment never go in."""
+limits on processes, memory and CPU, and a tmpfs-backed volume at /work (noexec). PID 1 is root and
+idle. Each answer gets one exec (START): as root it kills every other process, empties the folders
+the last answer and runner could write, and removes every message queue and System V IPC object;
+then it starts the answer's process (host.mjs) under ANSWER_UID and becomes the runner's launcher
+under RUNNER_UID, both with every capability dropped; the launcher starts the runner (the tests and
+the verdicts) under Node's permission model and pair.py's relay to the answer's process.
+Neither can trace, signal or read the other, PID 1, or the tests of another scenario: tests/ holds
+the helpers, readable by the runner's group only, and each answer's own test file is copied in for
+it alone (earlier ones emptied), root's and read-only. When the cleanup cannot finish, or the
+container died, the slot gets a new container. Files go in through the archive API, never a bind
+mount, so it works the same from inside another container (the GitHub Action's); the Docker socket
+and skill-be's environment never go in."""
 
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import secrets
 import socket
 import struct
 import threading
@@ -31,18 +36,25 @@ from docker.types import Mount
 from skill_be import __version__
 from skill_be.codetests import runner_flags
 from skill_be.codetests.protocol import Request
-from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, image
-from skill_be.codetests.sandbox.payload import RUNS_MODE, TESTS_MODE, build_payload
+from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, image, pair
+from skill_be.codetests.sandbox.payload import RUNS_MODE, TESTS_MODE, Owners, build_payload, test_file_tar
 from skill_be.errors import ConfigError
 
 DEFAULT_IMAGE = f"skill-be-sandbox:{__version__}"
 LABEL = "skill-be.run"
-USER = "0:0"  # PID 1 and the runner; the answers run as ANSWER_UID
-ANSWER_UID = 10001  # nothing else in the container has it
-# What root keeps: switch to the answer's uid; kill its processes; remove what it left in runs/.
+USER = "0:0"  # PID 1 (idle) and the cleanup before each answer; nothing else in the container is root
+ANSWER_UID = 10001  # the answers' processes; nothing else in the container has it
+RUNNER_UID = 10002  # the runner (the tests and the verdicts); nothing else has it, nor its group
+# Root's, for the first part of each answer's exec alone: kill the other uids' processes, remove their
+# files, switch to the answer's and the runner's uids. Both then have none (setpriv drops the bounding
+# set; no-new-privileges: no setuid file can give any back).
 CAPABILITIES = ["SETUID", "SETGID", "KILL", "DAC_OVERRIDE", "FOWNER"]
 WORK = "/work"
-LAUNCH = f"{WORK}/h/launch.mjs"  # starts the runner and the answer's process (codetests/runner_flags.py)
+# Started under RUNNER_UID: starts the runner under Node's permission model and, on the runner's side
+# of the pair, the relay to the answer's process (codetests/runner_flags.py, sandbox/pair.py).
+LAUNCH = f"{WORK}/h/launch.mjs"
+PAIRS = f"{WORK}/p"  # the answer's, 0711: each answer's pair folder (see pair.py)
+RUNNER_HOME = f"{WORK}/r"  # the runner's, 0700: its own temp folder (its FIFOs)
 DIRTY = (97, 98)  # the cleanup before a runner could not finish: the container is replaced
 IDLE = "trap '' TERM INT HUP; while :; do sleep 2147483647 & wait; done"  # PID 1; its wait reaps orphans
 # The one child of PID 1 when the container starts: its idle sleep, spared by the cleanup below.
@@ -50,20 +62,55 @@ FIND_IDLE = (
     "for p in /proc/[0-9]*; do read -r s < $p/stat 2>/dev/null || continue; "
     'set -- ${s##*)}; [ "$2" = 1 ] && echo ${p#/proc/}; done; :'
 )
-# Kill every process but PID 1, its idle sleep and this shell (no fork: builtins only), empty each
-# runs/ folder, then become the runner. Exit 97/98 when something survives.
-START = (
+# Kill every process but PID 1, its idle sleep and this shell, with builtins only (no fork to race);
+# exit 97 if they keep coming.
+KILL_ALL = (
     "n=0; while :; do f=0; for p in /proc/[0-9]*; do q=${p#/proc/}; "
     'case $q in 1|$$|"$IDLE") continue;; esac; kill -9 $q 2>/dev/null && f=1; done; '
     "[ $f = 0 ] && break; n=$((n+1)); [ $n -lt 2000 ] || exit 97; done; "
-    f"for d in {WORK}/b/*/w/runs; do "
-    'rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; '
-    '[ -z "$(ls -A "$d")" ] || exit 98; done; '
-    'rm -f /dev/mqueue/* 2>/dev/null; [ -z "$(ls -A /dev/mqueue 2>/dev/null)" ] || exit 98; '
-    f"setpriv --reuid={ANSWER_UID} --regid={ANSWER_UID} --clear-groups ipcrm --all 2>/dev/null; "
-    f'exec node {LAUNCH} run "$@"'
 )
-RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": f"{WORK}/b", "TMPDIR": f"{WORK}/b"}
+IPC_CLEANUP = "rm -f /dev/mqueue/* 2>/dev/null; ipcrm --all 2>/dev/null; "
+CLEAN_FOLDERS = (
+    f"for d in {WORK}/b/*/w/runs {PAIRS} {RUNNER_HOME}; do "
+    'rm -rf -- "$d"/* "$d"/.[!.]* "$d"/..?* 2>/dev/null; [ -z "$(ls -A "$d")" ] || exit 98; done; '
+)
+# As the answers' uid ($1 its run folder's name, $2 the pair folder, $3 pair.HOST): make this answer's
+# run folder in each runs/ and its pair, then start its process on the pair.
+ANSWER_START = (
+    f'for d in {WORK}/b/*/w/runs; do mkdir -m 700 "$d/$1" || exit 98; done; '
+    'p=$2; mkdir -m 711 "$p" && mkfifo -m 666 "$p/in" "$p/out" && : >"$p/ready" || exit 98; '
+    f'cd {WORK}/b && exec /bin/sh -c "$3" host "$p" node {WORK}/h/host.mjs'
+)
+
+
+def drop(uid: int) -> str:
+    """setpriv to `uid` (and gid), with no supplementary group and no capability left."""
+    return f"setpriv --reuid={uid} --regid={uid} --clear-groups --inh-caps=-all --bounding-set=-all"
+
+
+ANSWER_ENV_ARGS = f"env -i PATH=/usr/local/bin:/usr/bin:/bin HOME={WORK}/b TMPDIR={WORK}/b"
+# One exec per answer, root only for its first part (it is out of the answers' reach: another uid,
+# which they cannot signal or trace): kill what the last answer and runner left, empty runs/, the
+# pairs and the runner's temp folder, remove every message queue and System V IPC object (exit
+# 97/98 when that cannot finish: the slot gets a new container); then start the answer's process
+# under ANSWER_UID ($1-$3 as ANSWER_START's, $4 ANSWER_START) and become the runner under
+# RUNNER_UID, every capability dropped. Afterwards no process but PID 1 is root.
+START = KILL_ALL + CLEAN_FOLDERS + IPC_CLEANUP + "@ANSWER@" + "shift 4; exec @RUNNER@ node " + LAUNCH + ' run "$@"'
+ANSWER_PART = '(@ENV@ @DROP@ /bin/sh -c "$4" sh "$1" "$2" "$3" </dev/null >/dev/null 2>&1 &); '
+
+
+def start_script(weaken: frozenset[str]) -> str:
+    """START as the weakened protections (only tests switch them off) make it."""
+    answer_uid = RUNNER_UID if "uid" in weaken else ANSWER_UID  # a control: the answer as the runner
+    env = "env" if "environ" in weaken else ANSWER_ENV_ARGS  # a control: skill-be's environment given
+    answer = "" if "realm" in weaken else ANSWER_PART.replace("@ENV@", env).replace("@DROP@", drop(answer_uid))
+    runner = "" if "runner-uid" in weaken else drop(RUNNER_UID)
+    script = START.replace("@ANSWER@", answer).replace("@RUNNER@", runner)
+    script = script.replace(KILL_ALL, "") if "kill" in weaken else script
+    return script.replace(IPC_CLEANUP, "") if "sweep" in weaken else script
+
+
+RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": RUNNER_HOME, "TMPDIR": RUNNER_HOME}
 PING_TIMEOUT_S = 3
 # Docker's default profile (moby/profiles, seccomp/default.json at cd3bed8) without what model-written
 # code never needs: ptrace and reading other processes (process_vm_*, kcmp, pidfd_getfd), io_uring,
@@ -195,13 +242,18 @@ class DockerSlot:
         self.volume: Any = None
         self.current: DockerChannel | None = None
         self.channels: list[DockerChannel] = []
+        self.token: str | None = None  # names this answer's run folder and pair folder
+        self.opened: str | None = None  # the token of the runner started last
+        self.written: dict[str, set[str]] = {}  # work key -> the test files given to this container
         self.idle_pid = ""
+        self.pending: tuple[Work, str] | None = None  # the prepared answer's test file, until it is done
 
     def _create(self) -> None:
         s = self.sandbox.settings
         client = self.sandbox.client
         payload, size = self.sandbox.payload()
         self.generation += 1
+        self.written = {}
         name = f"skill-be-{s.run_id}-{self.n}-{self.generation}"
         labels = {LABEL: s.run_id, "skill-be.version": __version__}
         size_mb = size // (1 << 20) + max(64, s.memory_mb)
@@ -221,12 +273,12 @@ class DockerSlot:
                 working_dir=WORK,
                 environment={},
                 network_mode="none",
-                read_only=True,
+                read_only="readonly" not in s.weaken,
                 cap_drop=["ALL"],
                 cap_add=CAPABILITIES,
                 security_opt=["no-new-privileges", *seccomp_option(s.weaken)],
                 ipc_mode="none",
-                pids_limit=s.pids,
+                pids_limit=-1 if "limits" in s.weaken else s.pids,
                 mem_limit=f"{s.memory_mb}m",
                 memswap_limit=f"{s.memory_mb}m",
                 nano_cpus=int(s.cpus * 1_000_000_000),
@@ -241,32 +293,42 @@ class DockerSlot:
             if len(found) != 1:
                 raise SandboxError(f"the Docker sandbox's idle process was not found ({' '.join(found) or 'none'})")
             self.idle_pid = found[0]
+            if self.pending is not None:  # a new container for an answer already prepared
+                self._give_test(*self.pending)
         except ImageNotFound:
             raise SandboxError(image_missing(s.image)) from None
         except (APIError, DockerException) as e:
             self.retire()
             raise SandboxError(f"the Docker sandbox could not start ({_short(e)})") from None
 
-    def open(self) -> OpenChannel:
+    def _exec(self, cmd: list[str], user: str, env: dict[str, str], attach: bool) -> Any:
+        api = self.sandbox.client.api
+        exec_id = api.exec_create(
+            self.container.id, cmd, stdin=attach, stdout=attach, stderr=attach, user=user, environment=env, workdir=WORK
+        )["Id"]
+        return exec_id, api.exec_start(exec_id, socket=attach, detach=not attach)
+
+    def _ensure(self) -> None:
         if self.container is None:
             # Under the sandbox's lock, so that no container is made after close() swept them.
             with self.sandbox.lock:
                 if self.sandbox.closed:
                     raise SandboxError("the Docker sandbox is closed")
                 self._create()
-        api = self.sandbox.client.api
+
+    def open(self) -> OpenChannel:
+        self._ensure()
+        if self.token is None or self.token == self.opened:
+            self.token = secrets.token_hex(8)
+        self.opened = token = self.token
+        weaken = self.sandbox.settings.weaken
+        env = {**RUNNER_ENV, "IDLE": self.idle_pid}
+        if "environ" in weaken:
+            env = {**os.environ, **env}  # a control only: skill-be's environment given to the answer
+        answer = [f"r-{token}", f"{PAIRS}/{token}", pair.HOST, ANSWER_START]
+        argv = ["sh", "-c", start_script(weaken), "sh", *answer, *self.early()]
         try:
-            exec_id = api.exec_create(
-                self.container.id,
-                ["sh", "-c", START, "sh", *self.early()],
-                stdin=True,
-                stdout=True,
-                stderr=True,
-                user=USER,
-                environment={**RUNNER_ENV, "IDLE": self.idle_pid},
-                workdir=WORK,
-            )["Id"]
-            sock = api.exec_start(exec_id, socket=True)
+            exec_id, sock = self._exec(argv, USER, env, attach=True)
         except (APIError, DockerException) as e:
             raise SandboxError(f"the test process could not start in the Docker sandbox ({_short(e)})") from None
         self.current = DockerChannel(self.sandbox.client, exec_id, sock)
@@ -274,8 +336,12 @@ class DockerSlot:
         del self.channels[:-4]  # the older ones were stopped when their answer ended
         return self.current
 
+    def _wrap(self) -> list[str]:
+        return pair.relay_wrap(f"{PAIRS}/{self.token}")
+
     def early(self) -> list[str]:
-        """The runner's options to start the answer's process before the request comes."""
+        """launch.mjs's options: what the runner may read, and the relay to the answer's process, which
+        the launcher starts before the request comes."""
         weaken = self.sandbox.settings.weaken
         paths = [
             runner_flags.RunnerPaths(self.base(w), f"{WORK}/b/{w.key}/node_modules")
@@ -284,18 +350,46 @@ class DockerSlot:
         options = runner_flags.launch_options(paths, weaken)
         if "realm" in weaken:
             return options
-        return [*options, "--host", "-" if "uid" in weaken else str(ANSWER_UID), "0"]
+        return [*options, "--host", "-", "0", "--wrap", json.dumps(self._wrap())]
 
     def base(self, work: Work) -> str:
         return f"{WORK}/b/{work.key}/w"
 
     def prepare(self, request: Request, work: Work) -> Request:
         weaken = self.sandbox.settings.weaken
-        uid = None if "uid" in weaken else ANSWER_UID
-        return replace(request, base=self.base(work), uid=uid, in_realm="realm" in weaken)
+        if self.token is None:
+            self.token = secrets.token_hex(8)
+        self.pending = (work, request.test)
+        self._give_test(work, request.test)
+        if "realm" in weaken:
+            return replace(request, base=self.base(work), in_realm=True)
+        return replace(
+            request, base=self.base(work), run=f"r-{self.token}", uid=None, nproc=0, wrap=tuple(self._wrap())
+        )
+
+    def _give_test(self, work: Work, test: str) -> None:
+        """This answer's test file into the container, the ones earlier answers had emptied: the runner
+        reads the test of its own scenario and no other."""
+        if self.container is None:
+            self._ensure()
+        written = self.written.setdefault(work.key, set())
+        if written == {test} and "runner-uid" not in self.sandbox.settings.weaken:
+            return  # there as given (root's, and no runner may write it) and alone: nothing to copy
+        blank = tuple(sorted(written - {test}))
+        mode = 0o644 if "tests" in self.sandbox.settings.weaken else 0o640
+        data = test_file_tar(work, test, "", (0, RUNNER_UID), blank, mode)
+        try:
+            ok = self.container.put_archive(self.base(work), data)
+        except (APIError, DockerException) as e:
+            raise SandboxError(f"the Docker sandbox refused the answer's test file ({_short(e)})") from None
+        if not ok:
+            raise SandboxError("the Docker sandbox refused the answer's test file")
+        written.clear()  # the others are empty now
+        written.add(test)
 
     def finished(self, work: Work, run: str) -> None:
-        pass  # the next runner's start empties runs/
+        self.pending = None
+        self.token = None  # the next start kills what this answer left and empties its folders
 
     def retire(self) -> None:
         container, volume = self.container, self.volume
@@ -306,6 +400,21 @@ class DockerSlot:
         for channel in self.channels:
             channel.stop()
         self.retire()
+
+
+def owners(weaken: frozenset[str]) -> Owners:
+    """tests/ readable by the runners' group only, its test files given per answer; runs/ and the pairs
+    the answers'; the runner's own temp folder its own."""
+    tests = (0, 0, 0o755) if "tests" in weaken else (0, RUNNER_UID, TESTS_MODE)
+    dot = "dotfiles" in weaken
+    if "realm" in weaken:  # the runner writes the answer itself: the old layout
+        dirs: tuple[tuple[str, int, int, int], ...] = (("r", RUNNER_UID, RUNNER_UID, 0o700),)
+        return Owners(tests=tests, runs=(0, 0, RUNS_MODE), dirs=dirs, dotfiles=dot)
+    runner = 0 if "runner-uid" in weaken else RUNNER_UID
+    answer = RUNNER_UID if "uid" in weaken else ANSWER_UID
+    dirs = (("p", answer, answer, 0o711), ("r", runner, runner, 0o700))
+    every = "test-files" in weaken
+    return Owners(tests=tests, runs=(answer, answer, 0o711), dirs=dirs, test_files=every, dotfiles=dot)
 
 
 def _short(e: BaseException) -> str:
@@ -331,8 +440,7 @@ class DockerSandbox:
     def payload(self) -> tuple[bytes, int]:
         with self.lock:
             if self._payload is None:
-                tests_mode = 0o755 if "tests" in self.settings.weaken else TESTS_MODE
-                self._payload = build_payload(self.settings.works, tests_mode=tests_mode, runs=(0, RUNS_MODE))
+                self._payload = build_payload(self.settings.works, owners(self.settings.weaken))
             return self._payload
 
     def new_slot(self) -> DockerSlot:

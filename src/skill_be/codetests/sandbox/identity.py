@@ -8,12 +8,14 @@ process of its uid is killed, detached ones included."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import grp
 import os
 import pwd
 import random
 import shutil
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -73,26 +75,33 @@ def allocate(taken: set[int]) -> int:
     raise RuntimeError("no free uid was found for the answers")
 
 
-def processes_of(uid: int) -> list[int]:
-    """The live processes of `uid` (a zombie is dead already: it waits for its parent to reap it)."""
-    pids: list[int] = []
+def scan(*uids: int) -> tuple[list[int], list[int]]:
+    """The live processes of any of `uids`, and their zombies (dead, waiting for their parent to reap
+    them, but still counted against their uid's process limit)."""
+    live: list[int] = []
+    zombies: list[int] = []
     for status in Path("/proc").glob("[0-9]*/status"):
         with contextlib.suppress(OSError, ValueError):
             text = status.read_text()
-            if "\nState:\tZ" in text:
-                continue
-            for line in text.splitlines():
-                if line.startswith("Uid:"):
-                    # Real, effective, saved and filesystem uid: a process holding the uid in any of
-                    # them can be signalled by, or signal, the answers.
-                    if uid in (int(x) for x in line.split()[1:]):
-                        pids.append(int(status.parent.name))
-                    break
-    return pids
+            at = text.index("\nUid:")
+            line = text[at + 1 : text.index("\n", at + 1)]
+            # Real, effective, saved and filesystem uid: a process holding the uid in any of
+            # them can be signalled by, or signal, the answers.
+            if any(int(x) in uids for x in line.split()[1:]):
+                (zombies if "\nState:\tZ" in text else live).append(int(status.parent.name))
+    return live, zombies
 
 
-# Where any user may write, on most systems: what an answer leaves there is removed after it.
-SHARED_PLACES = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
+def processes_of(*uids: int, zombies: bool = False) -> list[int]:
+    """The live processes of any of `uids`, or with `zombies`, their zombies."""
+    return scan(*uids)[1 if zombies else 0]
+
+
+# Where any user may write, on most systems: what an answer leaves there is removed after it, and
+# in every world-writable folder below them (other users' included), DEPTH levels down.
+SHARED_PLACES = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run/lock", "/var/lock", "/run/shm")
+DEPTH = 4
+SYSV = {"shm": "-m", "msg": "-q", "sem": "-s"}  # /proc/sysvipc/<kind>: ipcrm's option for it
 
 
 def sweep(uid: int, places: tuple[Path, ...]) -> None:
@@ -112,10 +121,34 @@ def sweep(uid: int, places: tuple[Path, ...]) -> None:
                     os.unlink(entry.path)
 
 
-def kill_all(uid: int, give_up_s: float = 5.0) -> bool:
-    """Kill every process of `uid` until none is left; False when some survived `give_up_s`."""
+REAP_WAIT_S = 0.3
+
+
+def kill_all_clean(*uids: int, give_up_s: float = 5.0) -> bool:
+    """Kill every process of `uids` until none is left: True when none is, nor any zombie of theirs."""
     deadline = time.monotonic() + give_up_s
-    while pids := processes_of(uid):
+    reaped_by = time.monotonic() + REAP_WAIT_S  # what was just killed is a zombie for a moment
+    while True:
+        live, zombies = scan(*uids)
+        for pid in zombies:  # ours to reap when skill-be is their subreaper (become_subreaper)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
+        if zombies and not live:
+            live, zombies = scan(*uids)
+        if not live and (not zombies or time.monotonic() > reaped_by):
+            return not zombies
+        if time.monotonic() > deadline:
+            return False
+        for pid in live:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.005)
+
+
+def kill_all(*uids: int, give_up_s: float = 5.0) -> bool:
+    """Kill every process of `uids` until none is left; False when some survived `give_up_s`."""
+    deadline = time.monotonic() + give_up_s
+    while pids := processes_of(*uids):
         if time.monotonic() > deadline:
             return False
         for pid in pids:
@@ -123,3 +156,68 @@ def kill_all(uid: int, give_up_s: float = 5.0) -> bool:
                 os.kill(pid, signal.SIGKILL)
         time.sleep(0.005)
     return True
+
+
+def _open_folders(place: Path, depth: int, skip: Path | None) -> list[Path]:
+    """`place` and the world-writable folders below it (not through links), `depth` levels down."""
+    found = [place]
+    if depth <= 0:
+        return found
+    try:
+        entries = list(os.scandir(place))
+    except OSError:
+        return found
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if not entry.is_dir(follow_symlinks=False) or (skip is not None and Path(entry.path) == skip):
+                continue
+            if entry.stat(follow_symlinks=False).st_mode & 0o002:
+                found += _open_folders(Path(entry.path), depth - 1, skip)
+    return found
+
+
+def sysv_objects(uids: tuple[int, ...]) -> list[tuple[str, str]]:
+    """System V IPC objects that one of `uids` owns or made: (ipcrm option, id)."""
+    found: list[tuple[str, str]] = []
+    for kind, option in SYSV.items():
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+        except OSError:
+            continue
+        if not lines:
+            continue
+        head = lines[0].split()
+        at = [head.index(c) for c in ("uid", "cuid") if c in head]
+        for line in lines[1:]:
+            cols = line.split()
+            if len(cols) == len(head) and any(int(cols[i]) in uids for i in at):
+                found.append((option, cols[1]))
+    return found
+
+
+def sweep_all(uids: tuple[int, ...], staged: Path | None) -> None:
+    """What `uids` left anywhere they could write: their entries in the shared places and in every
+    world-writable folder below them, in the staged work folders' runs/, and their System V IPC."""
+    places: list[Path] = []
+    for place in SHARED_PLACES:
+        if os.path.isdir(place) and not os.path.islink(place):
+            places += _open_folders(Path(place), DEPTH, staged)
+    if staged is not None:
+        places += list(staged.glob("b/*/w/runs"))
+    for uid in uids:
+        sweep(uid, tuple(places))
+    for option, ident in sysv_objects(uids):
+        with contextlib.suppress(OSError):
+            subprocess.run(["ipcrm", option, ident], capture_output=True, check=False, timeout=10)
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> None:
+    """Orphans of this process's descendants (an answer's detached processes) become its children,
+    so that kill_all_clean reaps them at once instead of waiting for PID 1 (which may be slow, and
+    until it reaps them they count against the answers' uid's process limit). Linux only; no-op
+    where it is refused."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)

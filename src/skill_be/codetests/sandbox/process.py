@@ -3,13 +3,15 @@
 Not a sandbox. The environment is cut to what Node and the OS need, so the user's secrets stay out,
 and a timeout kills the runner's whole process group. Run as a user, the code can still read and
 write what the user can (other processes' environments included), and use the network. Run as root,
-each slot's answers get a uid of their own: the tests and the verdicts stay with the runner (root),
-every process of that uid is killed after each answer and what it left in the shared folders is
-removed; the code can still read what every user may, and use the network."""
+each slot gets two uids of its own, neither root (see separate.py): the runner's (the tests and the
+verdicts, under Node's permission model, and its launcher) and the answers' (started by skill-be, its process limit set with setrlimit and checked);
+before each answer every process of both is killed and what they left where any user may write is
+swept (see identity.sweep_all). The code can still read what every user may, and use the network."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import selectors
 import shutil
@@ -23,7 +25,7 @@ from pathlib import Path
 
 from skill_be.codetests import nodefiles, runner_flags
 from skill_be.codetests.protocol import Request
-from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, identity
+from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, identity, pair, separate
 
 NOTE = (
     "note: code tests run the model's code on this machine, in a separate process without your "
@@ -32,10 +34,11 @@ NOTE = (
     "start a Docker engine to isolate it."
 )
 NOTE_ROOT = (
-    "note: code tests run the model's code on this machine, in a separate process under a user id of its "
-    "own, without your environment's secrets and out of reach of skill-be's processes and the tests. It is "
-    "not a sandbox: the code can read what every user may read and use the network; install bubblewrap "
-    "(bwrap) or start a Docker engine to isolate it."
+    "note: code tests run the model's code on this machine, under a user id of its own, with the tests and "
+    "verdicts in a process under another user id, without your environment's secrets and out of reach of "
+    "skill-be's processes and the other scenarios' tests. It is not a sandbox: the code can read every file "
+    "that every user may read (this project's sources too, where its folders let other users in) and use the "
+    "network; install bubblewrap (bwrap) or start a Docker engine to isolate it."
 )
 # What Node and the OS need; nothing else of skill-be's environment reaches the answer's code.
 POLL_S = 0.5  # how often a reader looks whether another thread stopped its channel
@@ -117,21 +120,45 @@ class ProcessSlot:
         self.settings = settings
         self.uid = uid  # the answers' own uid, when skill-be runs as root; else they run as the user
         self.current: ProcessChannel | None = None
+        self.uids: separate.Uids | None = None  # as root: the answers' and the runner's uids
+        self.files: separate.SlotFiles | None = None
+        self.pair: Path | None = None  # as root: the current answer's pair folder
+        self.host_for = ""  # as root: the work key the answer's process was started for
+        self.pair_used = False  # a runner was started on the pair: the next one gets a fresh pair
+        self.host: subprocess.Popen[bytes] | None = None  # as root: the answer's process, a session leader
+        if uid is not None and sandbox.staged is not None:
+            self.uids = separate.Uids(answer=uid, runner=sandbox.fresh_uid())
+            keys = tuple(w.key for w in settings.works)
+            self.files = separate.SlotFiles(sandbox.staged, keys, self.uids, settings.weaken)
 
     def open(self) -> OpenChannel:
         if self.sandbox.closed:
             raise SandboxError("the process runner is closed")
         works = self.settings.works
         folder = self.base(works[0]) if works else os.getcwd()
+        env = runner_environment(folder)
+        user: dict[str, object] = {}
+        if self.uids is not None and self.files is not None:
+            if self.pair is None or self.pair_used:
+                self._fresh()
+                if works and "realm" not in self.settings.weaken:
+                    self._start_host(works[0])
+            self.pair_used = True
+            env = runner_environment(str(self.files.home))
+            env["HOME"] = env["TMPDIR"] = str(self.files.home)
+            if "runner-uid" not in self.settings.weaken:
+                user = {"user": self.uids.runner, "group": self.uids.runner, "extra_groups": []}
+        harness = str(self.sandbox.runner.parent)
         try:
             proc = subprocess.Popen(
-                runner_flags.launch_argv(self.settings.node, str(self.sandbox.runner.parent), self.options()),
+                [*self.runner_prefix(), *runner_flags.launch_argv(self.settings.node, harness, self.options())],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=folder,
-                env=runner_environment(folder),
+                env=env,
                 start_new_session=True,
+                **user,  # type: ignore[call-overload]
             )
         except OSError as e:
             raise SandboxError(f"the test process could not start ({self.settings.node}: {e})") from None
@@ -141,21 +168,81 @@ class ProcessSlot:
     def options(self) -> list[str]:
         """launch.mjs's options: what the runner may read (codetests/runner_flags.py), then early()'s."""
         staged = self.sandbox.staged is not None
+        # As root, the runner's tests are its slot's copy (separate.SlotFiles), not the work's tests/.
+        tests = f"s-{self.files.name}" if self.files is not None else "tests"
         paths = [
             runner_flags.RunnerPaths(
                 self.base(w),
                 str(self.sandbox.folder_of(w).parent / "node_modules")
                 if staged
                 else (str(w.packages) if w.packages else None),
+                tests,
             )
             for w in self.settings.works
         ]
         return [*runner_flags.launch_options(paths, self.settings.weaken), *self.early()]
 
+    def _fresh(self) -> None:
+        """Nothing of the last answer or runner left: their processes killed (the slot moves to fresh
+        uids when one outlives every kill), their files swept, the answer's run folders made anew."""
+        assert self.uids is not None and self.files is not None
+        # A killed orphan stays a zombie until PID 1 reaps it, and counts against its uid's process
+        # limit until then: a slot whose uids have any moves to fresh ones too.
+        # The ones known first (unreaped children of ours: their pids cannot have been reused), so
+        # that the scans below mostly find them gone.
+        for proc in (self.host, self.current.proc if self.current is not None else None):
+            if proc is not None and proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+        self.host = None
+        survivors = not identity.kill_all_clean(self.uids.answer, self.uids.runner)
+        if "sweep" not in self.settings.weaken:
+            identity.sweep_all((self.uids.answer, self.uids.runner), self.sandbox.staged)
+        self.files.clean()
+        if survivors:
+            # Something outlived every kill (a fork race on a loaded machine), or is not reaped yet:
+            # the next answer must not share a uid with it.
+            self.uids = separate.Uids(answer=self.sandbox.fresh_uid(), runner=self.sandbox.fresh_uid())
+            self.uid = self.uids.answer
+            self.files.own(self.uids)
+        self.files.run_folders(self.uids.answer)
+
+    def runner_prefix(self) -> list[str]:
+        """What the runner starts under (bwrap as root: its namespaces)."""
+        return []
+
+    def host_fds(self) -> tuple[int, ...]:
+        """File descriptors the answer's process start needs (bwrap's seccomp program); closed after."""
+        return ()
+
+    def host_command(self, work: Work) -> list[str]:
+        """The answer's process: Node and host.mjs (bwrap wraps it)."""
+        return [self.settings.node, str(self.sandbox.runner.parent / "host.mjs")]
+
+    def _start_host(self, work: Work) -> None:
+        assert self.uids is not None and self.files is not None and self.sandbox.staged is not None
+        self.pair = separate.make_pair(self.sandbox.staged, self.uids)
+        self.files.pairs.append(self.pair)
+        self.pair_used = False
+        env = runner_environment(str(self.files.base(work.key) / "runs"))
+        cwd = str(self.files.base(work.key) / "runs")
+        nproc = 0 if "limits" in self.settings.weaken else self.settings.pids
+        own_ipc = "sweep" not in self.settings.weaken  # a control switches both off
+        fds = self.host_fds()
+        try:
+            command = self.host_command(work)
+            self.host = separate.start_host(command, self.pair, self.uids.answer, nproc, cwd, env, own_ipc, fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        self.host_for = work.key
+
     def early(self) -> list[str]:
         """The runner's options to start the answer's process before the request comes."""
         if "realm" in self.settings.weaken:
             return []
+        if self.pair is not None:
+            return ["--host", "-", "0", "--wrap", json.dumps(pair.relay_wrap(str(self.pair)))]
         nproc = self.settings.pids if self.uid is not None else 0
         return ["--host", "-" if self.uid is None else str(self.uid), str(nproc)]
 
@@ -164,19 +251,32 @@ class ProcessSlot:
 
     def prepare(self, request: Request, work: Work) -> Request:
         weaken = self.settings.weaken
+        if self.files is not None and self.uids is not None:
+            test = self.files.give_test(work.key, request.test)
+            if "realm" in weaken:
+                return replace(request, base=self.base(work), test=test, in_realm=True)
+            if self.pair is None:
+                self._fresh()
+                self._start_host(work)
+            elif self.host_for != work.key:
+                identity.kill_all(self.uids.answer)  # bwrap binds the work's own packages: a new one
+                self._start_host(work)
+            run = f"r-{self.files.name}"
+            wrap = tuple(pair.relay_wrap(str(self.pair)))
+            return replace(request, base=self.base(work), test=test, run=run, uid=None, nproc=0, wrap=wrap)
         nproc = self.settings.pids if self.uid is not None else 0  # a per-uid limit needs a uid of its own
         return replace(request, base=self.base(work), uid=self.uid, nproc=nproc, in_realm="realm" in weaken)
 
     def finished(self, work: Work, run: str) -> None:
-        if self.uid is not None:
-            # What the answer started, detached or not, dies with it: every process of its uid; then
-            # what it left where it could write goes too.
+        if self.uids is not None:
+            # What the answer and its runner started, detached or not, dies in the next open(), which
+            # comes at once (the pool opens the slot's next runner now) or at close().
+            self.pair = None
+        elif self.uid is not None:
             survivors = not identity.kill_all(self.uid)
             runs = self.sandbox.folder_of(work) / "runs"
             identity.sweep(self.uid, (runs, *map(Path, identity.SHARED_PLACES)))
             if survivors:
-                # Something of the answer's outlived every kill (a fork race on a loaded machine): the
-                # next answer must not share a uid with it, so this slot moves to a fresh one.
                 self.uid = self.sandbox.fresh_uid()
         shutil.rmtree(self.sandbox.folder_of(work) / "runs" / run, ignore_errors=True)
 
@@ -186,7 +286,10 @@ class ProcessSlot:
     def close(self) -> None:
         if self.current is not None:
             self.current.stop()
-        if self.uid is not None:
+        if self.uids is not None:
+            identity.kill_all(self.uids.answer, self.uids.runner)
+            identity.sweep_all((self.uids.answer, self.uids.runner), self.sandbox.staged)
+        elif self.uid is not None:
             identity.kill_all(self.uid)
 
 
@@ -207,9 +310,12 @@ class ProcessSandbox:
         if self.drop:
             from skill_be.codetests.sandbox import payload
 
-            self.staged = payload.stage(settings.works, 0o755 if "tests" in settings.weaken else payload.TESTS_MODE)
+            tests = (0, 0, 0o755) if "tests" in settings.weaken else (0, 0, 0o700)  # slots get copies
+            owners = payload.Owners(tests=tests, runs=(0, 0, payload.RUNS_MODE), dotfiles="dotfiles" in settings.weaken)
+            self.staged = payload.stage(settings.works, owners)
             self.runner = self.staged / "h" / "runner.mjs"
             _reachable(settings.node)
+            identity.become_subreaper()
 
     def folder_of(self, work: Work) -> Path:
         return self.staged / "b" / work.key / "w" if self.staged is not None else work.folder
