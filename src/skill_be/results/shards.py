@@ -144,7 +144,9 @@ def output_from(r: OutputRecord) -> Output:
         from skill_be.codetests.outcome import TestResult, TestRun
 
         tests = TestRun(
-            results=tuple(TestResult(t.name, t.passed, t.message, float(t.seconds)) for t in r.tests.tests),
+            results=tuple(
+                TestResult(t.name, t.passed, t.message, float(t.seconds), t.message_from) for t in r.tests.tests
+            ),
             error=r.tests.error,
         )
     return Output(
