@@ -1,7 +1,7 @@
 # skill-be's two images, from one Dockerfile (the legacy builder is enough: no BuildKit features).
 #
-#   docker build --force-rm -t skill-be:0.1.0 .                                   # the last stage: skill-be
-#   docker build --force-rm --target sandbox -t skill-be-sandbox:0.1.0 .          # where code tests run
+#   docker build --force-rm -t skill-be:1.0.0 .                                   # the last stage: skill-be
+#   docker build --force-rm --target sandbox -t skill-be-sandbox:1.0.0 .          # where code tests run
 #
 # Build arguments:
 #   BASE            the Debian bookworm image every stage starts from (default debian:bookworm-slim;
@@ -52,7 +52,7 @@ RUN mkdir -p /out/bin /out/lib/node_modules/npm \
 # skill-be copies its harness, the compiled tests, the installed packages and each answer into the
 # container through the Docker API, so the image carries no skill-be code (and no npm).
 FROM ${BASE} AS sandbox
-ARG SKILL_BE_VERSION=0.1.0
+ARG SKILL_BE_VERSION=1.0.0
 COPY --from=node /out/bin/node /usr/local/bin/node
 LABEL org.opencontainers.image.title="skill-be sandbox" \
       org.opencontainers.image.description="Runs the model's code against the code tests of skill-be" \
@@ -114,7 +114,7 @@ RUN with-ca /opt/skill-be/bin/pip wheel --no-cache-dir --disable-pip-version-che
 # No USER and no WORKDIR: a GitHub docker action runs it as root in /github/workspace, and
 # `docker run -w /src` picks the folder. docker/launch.py explains who owns the files it writes.
 FROM ${BASE} AS skill-be
-ARG SKILL_BE_VERSION=0.1.0
+ARG SKILL_BE_VERSION=1.0.0
 # ripgrep: opencode's skill tool needs rg (offline it cannot download one). No manuals, docs or
 # translations from these packages (as debian:bookworm-slim does), and no apt
 # caches: about 120 MB less.

@@ -1,3 +1,3 @@
 """skill-be: measures whether an Agent Skill makes a model better, and gates its release."""
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"

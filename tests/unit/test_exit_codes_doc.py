@@ -1,4 +1,4 @@
-"""The README's and docs' promises about exit codes hold for the code (issue 20)."""
+"""The manual's promises about exit codes hold for the code (issue 20)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ def table_codes(text: str) -> list[int]:
     return [int(m) for m in re.findall(r"^\| (\d+) \|", text, re.MULTILINE)]
 
 
-def test_the_readme_exit_code_table_is_the_codes_the_cli_uses() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Exit codes") :]
+def test_the_manuals_exit_code_table_is_the_codes_the_cli_uses() -> None:
+    page = (ROOT / "docs" / "reference" / "commands.md").read_text(encoding="utf-8")
+    section = page[page.index("## Exit codes") :]
     section = section[: section.index("\n#")]
     codes = table_codes(section)
     assert codes == sorted(codes)

@@ -124,3 +124,16 @@ def test_the_docs_have_whole_examples_to_validate() -> None:
 @pytest.mark.parametrize(("where", "fmt", "doc"), examples(), ids=lambda v: v if isinstance(v, str) else "")
 def test_a_whole_example_validates_against_its_published_schema(where: str, fmt: str, doc: object) -> None:
     jsonschema.validate(doc, generate(fmt))
+
+
+def test_the_readme_is_a_front_page_with_the_two_commands_and_live_links() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) < 200
+    first = readme.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    assert first[0].startswith("pip install -e . && skill-be run --config examples/durations/skill-be.demo.yaml")
+    assert first[1].startswith("bash .ci/run") and "python -m pytest" in first[1]
+    links = re.findall(r"\]\((docs/[^)#]+)", readme)
+    assert len(links) >= 20
+    for link in links:
+        assert (ROOT / link).is_file(), link
+    assert "ngwes/skill-be@v1" in readme

@@ -186,7 +186,7 @@ def test_token_and_api_key_never_leave_redacted(
         assert TOKEN in seen and CANARY_KEY in seen
 
 
-@pytest.mark.parametrize(("version", "warned"), [("", False), ("0.1.0", False), ("v0", False), ("2.3.0", True)])
+@pytest.mark.parametrize(("version", "warned"), [("", False), ("1.0.0", False), ("v1", False), ("2.3.0", True)])
 def test_a_different_version_input_is_one_warning(
     workspace: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str], version: str, warned: bool
 ) -> None:
@@ -196,6 +196,6 @@ def test_a_different_version_input_is_one_warning(
     warnings = ran.warnings()
     if warned:
         (line,) = warnings
-        assert 'the input "version: 2.3.0" is ignored' in line and "skill-be 0.1.0" in line
+        assert 'the input "version: 2.3.0" is ignored' in line and "skill-be 1.0.0" in line
     else:
         assert warnings == []
