@@ -106,7 +106,7 @@ def read_result_file(path: Path) -> ResultFile | None:
 
 
 def _newer(version: str) -> bool:
-    """Whether the file was written by a later skill-be than this one (or by the Node tool, 1.x):
+    """Whether the file was written by a later skill-be than this one (or by a later 1.x of the Node tool):
     such a file may carry keys this version does not know yet, and they are left alone."""
 
     def parts(v: str) -> tuple[int, ...]:

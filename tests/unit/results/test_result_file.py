@@ -69,10 +69,10 @@ def test_write_then_read(tmp_path: Path) -> None:
 
 def test_unknown_keys_are_kept_out_but_allowed(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
-    doc = {"skillBeVersion": "1.0.0", "extra": 1, "skills": {"a": {**entry().to_json(), "note": "x"}}}
+    doc = {"skillBeVersion": "2.0.0", "extra": 1, "skills": {"a": {**entry().to_json(), "note": "x"}}}
     path.write_text(json.dumps(doc))
     back = read_result_file(path)
-    assert back is not None and back.skills["a"] == entry() and back.version == "1.0.0"
+    assert back is not None and back.skills["a"] == entry() and back.version == "2.0.0"
 
 
 def test_write_is_atomic_and_leaves_no_temp_file(tmp_path: Path) -> None:
