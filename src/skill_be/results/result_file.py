@@ -98,11 +98,17 @@ def read_result_file(path: Path) -> ResultFile | None:
 
     try:
         d = checked("result", _model, data, name, Places(text, "json"))
-        if not _newer(d["skillBeVersion"]):
+        if not _newer(d["skillBeVersion"]) and not _foreign(data):
             _no_unknown_keys(data, name, Places(text, "json"))
     except ConfigError as e:
         raise ConfigError(f"{e}; {_FIX}") from None
     return ResultFile(version=d["skillBeVersion"], skills={k: _entry(e) for k, e in d["skills"].items()})
+
+
+def _foreign(data: object) -> bool:
+    """Whether the file says another tool wrote it (the Node tool writes `"generator": "@ngwes/skill-be"`;
+    skill-be writes no generator): its keys are that tool's, left alone at any version."""
+    return isinstance(data, dict) and data.get("generator") not in (None, "skill-be")
 
 
 def _newer(version: str) -> bool:
