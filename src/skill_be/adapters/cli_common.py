@@ -23,7 +23,7 @@ NO_TOOLS_NOTE = (
     "No tools are available in this session. Answer directly in your reply; "
     "do not try to call tools, read files or explore a codebase."
 )
-VERSION_TIMEOUT = 10.0  # seconds `<bin> --version` may take in preflight
+VERSION_TIMEOUT = 30.0  # seconds `<bin> --version` may take in preflight (a cold start of the 400 MB claude binary took over 10 s in a loaded container)
 APIS = ("openai-completions", "anthropic-messages")
 
 
