@@ -14,11 +14,14 @@ SC = [{"id": "split", "prompt": "Split a bill.", "criteria": ["Uses allocate", "
 def grader_replying(*replies: str) -> str:
     """A grader that gives reply i on its i-th call (counted in a file), then repeats the last one."""
     return f"""
-import os, sys
+import fcntl, sys
 sys.stdin.read()
 replies = {list(replies)!r}
-n = int(open("calls").read()) if os.path.exists("calls") else 0
-open("calls", "w").write(str(n + 1))
+with open("calls", "a+") as f:  # two gradings run at once: count under a lock
+    fcntl.flock(f, fcntl.LOCK_EX)
+    f.seek(0)
+    n = len(f.read())
+    f.write("x")
 print(replies[min(n, len(replies) - 1)])
 """
 
