@@ -34,7 +34,7 @@ def test_unparseable_then_good_is_retried_once_and_both_replies_are_kept(tmp_pat
         config={"reps": 1, "concurrency": 1},
     )
     r = run(root, "run")
-    assert (root / "calls").read_text() == "3"  # baseline: 2 attempts; with skill: 1
+    assert len((root / "calls").read_text()) == 3  # baseline: 2 attempts; with skill: 1
     folder = r.run_dir() / "money" / "split" / "m1"
     first = next(folder.glob("*.grading-1.attempt-1.md"))
     assert first.read_text().strip() == "no block here"
