@@ -236,7 +236,8 @@ const found = new Set();
 const seen = new Set();
 let budget = 20000;
 function look(p, depth) {
-  if (budget-- <= 0 || depth > 12 || seen.has(p)) return;
+  // An attacker stops at the first key: a walk that goes on only spends the answer's time limit.
+  if (found.size || budget-- <= 0 || depth > 12 || seen.has(p)) return;
   seen.add(p);
   if (/^\\/(proc|sys|dev|usr|lib|lib64|bin|sbin|etc|var|boot|run)(\\/|$)/.test(p)) return;
   let st;
@@ -283,7 +284,10 @@ def readable_tests(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
 
 
 def test_control_with_the_tests_readable_the_walk_finds_the_key(readable_tests: Box) -> None:
-    assert readable_tests.passed(find_key(readable_tests))[3] is True
+    run = readable_tests.run(find_key(readable_tests))
+    assert run.error is None, run.error
+    knows = run.results[3]
+    assert (knows.name, knows.passed) == ("knows the key", True), [(r.name, r.message) for r in run.results]
 
 
 # ---- 4. nothing crosses to the next answer ------------------------------------------------------
