@@ -58,6 +58,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--junit", metavar="<file>", help="also write JUnit XML there: a test suite per skill")
     p.add_argument("--dry-run", action="store_true", help="check, then print the calls, tokens and cost; call nothing")
     p.add_argument("--shard", metavar="<k/n>", help="run the k-th of n parts of the work; skill-be merge joins them")
+    p.add_argument(
+        "--against",
+        metavar="<ref>",
+        help="add the previous arm: each skill as it was at this git commit (compare.against)",
+    )
 
 
 def _triggers_options(p: argparse.ArgumentParser) -> None:

@@ -22,7 +22,7 @@ from skill_be.engine.calls import CallHook
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.health import Health
 from skill_be.engine.observations import Output
-from skill_be.engine.runner import Engine, Model, Settings, UnitFilter, every_unit
+from skill_be.engine.runner import Engine, Model, Settings, SkillRun, UnitFilter, every_unit
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill
 from skill_be.reports.errors import closing_lines
@@ -71,14 +71,17 @@ async def benchmark(
     progress: Progress,
     concurrency: int,
     triggers: TriggerRuns | None = None,
+    judge: Callable[[SkillRun], SkillRun] | None = None,
 ) -> None:
     """Every skill at once under the engine's one limit; each skill's files as soon as it finishes.
-    `triggers` runs each skill's trigger calls beside its scenarios (commands/trigger_setup.py)."""
+    `triggers` runs each skill's trigger calls beside its scenarios (commands/trigger_setup.py);
+    `judge` adds what decides beyond the run's arms (the previous arm, commands/versus.py)."""
     fingerprints = {s.name: project.fingerprint(s) for s in project.skills}
 
     async def one(i: int, skill: Skill) -> None:
         progress.skill_started(skill, len(engine.models), engine.settings.reps, concurrency)
         run = await (triggers.run_skill(engine, skill, i) if triggers else engine.run_skill(skill, i))
+        run = judge(run) if judge is not None else run
         progress.report(files.skill(run, fingerprints[skill.name]))
         progress.skill_finished(skill, run.seconds)
 
@@ -100,6 +103,7 @@ async def drive(
     arms: Sequence[Arm] = DEFAULT_ARMS,
     agents: AgentSide | None = None,
     triggers: TriggerRuns | None = None,
+    judge: Callable[[SkillRun], SkillRun] | None = None,
     interrupted: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """The engine, configured once with what varies, over every skill; the progress display around it.
@@ -111,7 +115,7 @@ async def drive(
         settings, concurrency, listener, models=models, hook=hook, units=units, arms=arms, agents=agents
     )
     try:
-        await benchmark(project, engine, files, progress, concurrency, triggers)
+        await benchmark(project, engine, files, progress, concurrency, triggers, judge)
     except asyncio.CancelledError:
         progress.close()
         if interrupted is not None:

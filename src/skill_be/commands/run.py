@@ -7,7 +7,7 @@ call hook (the response cache) and unit filter (a shard), then the checks and th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -20,6 +20,8 @@ from skill_be.commands.pipeline import check_before_calls, drive, finish
 from skill_be.commands.run_files import RunFiles
 from skill_be.commands.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
 from skill_be.commands.trigger_setup import trigger_runs
+from skill_be.commands.versus import Versus, merged_extras, versus
+from skill_be.engine.arms import DEFAULT_ARMS
 from skill_be.engine.runner import Settings
 from skill_be.errors import UsageError
 from skill_be.paths import shown
@@ -28,6 +30,7 @@ from skill_be.project.loader import Project, load_project
 from skill_be.project.trigger_plan import check_triggers
 from skill_be.project.writable import check_run_folders
 from skill_be.reports.markdown import Header
+from skill_be.results.result_file import ResultEntry
 from skill_be.results.run_dir import RunDir
 
 
@@ -43,6 +46,7 @@ class Options:
     dry_run: bool = False
     top_up: bool = False  # --top-up: engine/topup.py
     shard: str | None = None  # --shard K/N: results/shards.py
+    against: str | None = None  # --against REF (or compare.against): the previous arm, commands/versus.py
 
 
 def main(
@@ -58,8 +62,9 @@ def main(
     dry_run: bool = False,
     top_up: bool = False,
     shard: str | None = None,
+    against: str | None = None,
 ) -> int:
-    options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard)
+    options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard, against)
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
@@ -73,11 +78,36 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     junit = junit_path(options.junit)
     cache_on = (config.cache or options.cache) and not options.no_cache
     check_triggers(project, warn)  # commands/trigger_setup.py: trigger evals, checked before any call
+    against = options.against or config.against
+    if against and options.shard is not None:
+        raise UsageError(
+            f"--shard: a sharded run has no previous arm yet; drop --against {against} (or compare.against in "
+            f"{shown(config.path)}) for the shards, or run unsharded",
+            "run",
+        )
     if options.dry_run:
+        if against:
+            print(f"Not in this plan: the previous arm (--against {against}) of each skill changed since then.")
         return await dry_run(project, settings, cache_on, options.shard)
     # hook: issue 20, a folder the run cannot write is exit 2 before the first call
     check_run_folders(config.name, config.results, config.result_file)
     costs = Costs(config)  # a bad pricing section stops the run before any call
+    with versus(project, against) as arm:  # issue 19: the previous arm, commands/versus.py
+        return await _benchmark(project, options, settings, concurrency, junit, cache_on, costs, previous, arm)
+
+
+async def _benchmark(
+    project: Project,
+    options: Options,
+    settings: Settings,
+    concurrency: int,
+    junit: Path | None,
+    cache_on: bool,
+    costs: Costs,
+    previous: Mapping[str, ResultEntry],
+    against: Versus | None,
+) -> int:
+    config = project.config
     sharding = Sharding(project, options.shard, settings) if options.shard is not None else None
     cache = CacheUse(config) if cache_on else None
     started = datetime.now().astimezone()
@@ -97,8 +127,13 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
             {**run_meta(project, parts, settings, concurrency, started), **scale_meta(cache, sharding)},
             {} if sharding else previous,  # a shard's result file starts empty
             options.html,
-            extras_of(costs, cache, [sharding.line()] if sharding else (), shard),
+            merged_extras(
+                extras_of(costs, cache, [sharding.line()] if sharding else (), shard),
+                *([against.extras] if against else []),
+            ),
         )
+        if against is not None:
+            print("\n".join(against.plan_lines()), flush=True)
         hook, units = engine_seams(parts, cache, sharding)
         triggers = trigger_runs(project, parts, settings, options.shard)  # commands/trigger_setup.py
 
@@ -108,6 +143,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         await drive(
             project, parts, files, settings, concurrency,
             hook=hook, units=units, agents=agents, triggers=triggers, interrupted=kept,
+            arms=against.arms if against else DEFAULT_ARMS, judge=against.judge if against else None,
         )  # fmt: skip
     files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
     code = finish(project, files, junit)

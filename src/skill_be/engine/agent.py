@@ -34,7 +34,6 @@ from skill_be.agents.workspace import (
 from skill_be.engine.calls import Call, CallTag, Model
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.observations import Output
-from skill_be.engine.prompts import WITH_SKILL
 from skill_be.project.agent_models import AgentScenario
 from skill_be.project.evals import Scenario
 from skill_be.project.loader import Skill
@@ -144,9 +143,10 @@ class AgentSide:
         return self._workspaces[key]
 
     def _skill(self, skill: Skill) -> SkillToInstall:
-        if skill.name not in self._skills:
-            self._skills[skill.name] = skill_to_install(skill)
-        return self._skills[skill.name]
+        key = str(skill.dir)  # this branch's folder, or the previous version's (engine/arms.py)
+        if key not in self._skills:
+            self._skills[key] = skill_to_install(skill)
+        return self._skills[key]
 
     def cache_prompt(self, sc: Scenario, am: AgentModel, setup: AgentSetup, files: Files) -> str:
         """What the response cache keys an agent run on, besides the adapter, arm and rep."""
@@ -182,7 +182,7 @@ class AgentSide:
             endpoint=am.endpoint,
             skills=(
                 *(n for folder, n in self.neighbours if folder != skill.name),
-                *((self._skill(skill),) if arm == WITH_SKILL else ()),
+                *((self._skill(shown),) if (shown := arm_of.version(skill)) is not None else ()),
             ),
             tools=agent.tools,
             limits=AgentLimits(agent.max_turns, float(agent.timeout_seconds), agent.max_tokens),

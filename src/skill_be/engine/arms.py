@@ -1,29 +1,47 @@
 """The arms of a benchmark: what each prompt of a scenario shows the model. The engine runs every arm
-of `Engine.arms` for each rep; the gate compares the baseline with the with-skill arm. A new kind
-(the previous version of the skill) is one more `Arm` with the text it shows."""
+of `Engine.arms` for each rep; the gate compares the baseline with the with-skill arm.
+
+An arm shows a *version* of the skill: none (baseline), this branch's (with skill), or the skill as
+it was at an earlier commit (`previous`, `run --against REF`: commands/previous_setup.py builds it).
+Its `plan` says, per skill and scenario, whether the engine makes its outputs (`RUN`), takes the
+with-skill arm's outputs as its own (`REUSE`: the skill did not change since REF, so the same text
+would be sent), or has none (`SKIP`: the skill did not exist at REF, or the scenario changed since,
+so an output would measure something else)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import NamedTuple
 
-from skill_be.engine.prompts import ARM_WORDS, BASELINE, WITH_SKILL, model_prompt
+from skill_be.engine.prompts import ARM_WORDS, BASELINE, PREVIOUS, WITH_SKILL, model_prompt
 from skill_be.project.evals import Scenario
 from skill_be.project.loader import Skill
 
-
-def _none(skill: Skill) -> str:
-    return ""
+RUN, REUSE, SKIP = "run", "reuse", "skip"
 
 
-def _current(skill: Skill) -> str:
-    return skill.doc.text
+def _none(skill: Skill) -> Skill | None:
+    return None
+
+
+def _current(skill: Skill) -> Skill | None:
+    return skill
+
+
+def _always(skill: Skill, scenario: Scenario) -> str:
+    return RUN
 
 
 class Arm(NamedTuple):
     name: str  # as outputs, summary.json and the cache keys record it
     words: str  # as a report says it
-    text: Callable[[Skill], str] = _none  # the skill text the prompt carries ("" for none)
+    version: Callable[[Skill], Skill | None] = _none  # the skill this arm shows (None: no skill)
+    plan: Callable[[Skill, Scenario], str] = _always  # RUN | REUSE | SKIP (module doc)
+
+    def text(self, skill: Skill) -> str:
+        """The skill text the prompt carries ("" for none)."""
+        shown = self.version(skill)
+        return shown.doc.text if shown is not None else ""
 
     def prompt(self, scenario: Scenario, skill: Skill, template: str) -> str:
         return model_prompt(scenario, self.name, self.text(skill), template)
@@ -32,3 +50,31 @@ class Arm(NamedTuple):
 BASELINE_ARM = Arm(BASELINE, ARM_WORDS[BASELINE])
 WITH_SKILL_ARM = Arm(WITH_SKILL, ARM_WORDS[WITH_SKILL], _current)
 DEFAULT_ARMS: tuple[Arm, ...] = (BASELINE_ARM, WITH_SKILL_ARM)
+
+
+class Then(NamedTuple):
+    """One skill at REF, as the previous arm shows it: the old skill (None: it did not exist) and,
+    for a changed skill, the scenarios whose prompt, criteria, output contract and tests are as they
+    were (the only ones the previous arm runs)."""
+
+    skill: Skill | None
+    unchanged: bool  # its fingerprint at REF equals this branch's: reuse the with-skill answers
+    comparable: frozenset[str] = frozenset()
+
+
+def previous_arm(then: dict[str, Then]) -> Arm:
+    """The `previous` arm over each skill's state at REF (by skill name; a name it lacks: SKIP)."""
+
+    def version(skill: Skill) -> Skill | None:
+        t = then.get(skill.name)
+        return t.skill if t is not None else None
+
+    def plan(skill: Skill, scenario: Scenario) -> str:
+        t = then.get(skill.name)
+        if t is None or t.skill is None:
+            return SKIP
+        if t.unchanged:
+            return REUSE
+        return RUN if scenario.id in t.comparable else SKIP
+
+    return Arm(PREVIOUS, ARM_WORDS[PREVIOUS], version, plan)

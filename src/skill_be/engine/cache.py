@@ -11,6 +11,7 @@ from typing import Protocol
 
 from skill_be.adapters.base import Answer
 from skill_be.engine.calls import Call, CallHook, CallTag, MakeCall, Model
+from skill_be.engine.prompts import PREVIOUS, WITH_SKILL
 from skill_be.project.identity import digest
 
 __all__ = ["FORMAT", "CachedCalls", "CallHook", "MakeCall", "Store", "generation_key", "grading_key", "trigger_key"]
@@ -74,9 +75,12 @@ class CachedCalls:
             return None
         if tag.kind == "trigger":
             return trigger_key(identity, prompt, tag.rep)
+        # The previous arm's calls are the with-skill calls of a run at REF (the same prompt, skill
+        # text and rep): a cache kept from the base branch answers them for free.
+        arm = WITH_SKILL if tag.arm == PREVIOUS else tag.arm
         if tag.kind == "generate":
-            return generation_key(identity, prompt, tag.arm, tag.rep)
-        return grading_key(identity, prompt, (skill, tag.scenario, tag.model, tag.arm, tag.rep), tag.k, tag.attempt)
+            return generation_key(identity, prompt, arm, tag.rep)
+        return grading_key(identity, prompt, (skill, tag.scenario, tag.model, arm, tag.rep), tag.k, tag.attempt)
 
     async def call(self, make: MakeCall, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         skill = tag.skill

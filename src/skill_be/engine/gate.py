@@ -9,7 +9,7 @@ corrected for the tests made; what cannot rule out a harm of `gate.margin` is in
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from skill_be.engine import stats
@@ -255,6 +255,46 @@ class Gate:
     inconclusive_blocks: bool = False
     top_up: tuple[TopUp, ...] = ()
     trigger: TriggerResult | None = None  # trigger evals (engine/trigger_scores.py); `ready` includes its verdict
+    rules: Rules = field(default_factory=lambda: Rules())  # gate.minDelta, gate.previous; `ready` includes them
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The gate rules beyond the two arms' lines: gate.minDelta (here) and gate.previous (the previous
+    arm's comparison, results/gate_rules.py). Blocks turn the verdict NOT READY; warnings only show."""
+
+    blocks: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def with_rules(gate: Gate, blocks: Sequence[str] = (), warnings: Sequence[str] = ()) -> Gate:
+    """The gate with more rule reasons: any block makes it NOT READY."""
+    if not blocks and not warnings:
+        return gate
+    rules = Rules((*gate.rules.blocks, *blocks), (*gate.rules.warnings, *warnings))
+    return replace(gate, ready=gate.ready and not blocks, rules=rules)
+
+
+def signed_pp(x: float) -> str:
+    """A fraction as signed whole points: +12, -3."""
+    v = round(x * 100)
+    return f"+{v}" if v >= 0 else str(v)
+
+
+def min_delta_reason(effect: Interval | None, min_delta: float | None, rule: str) -> str | None:
+    """gate.minDelta: the blocking reason when the skill's overall effect over no skill falls short of
+    `min_delta` points (its estimate under `strict`, its 95% lower bound under `evidence`), else None."""
+    if min_delta is None:
+        return None
+    if effect is None:
+        return f"min delta: no scored line to measure the overall effect against {min_delta:g}pp"
+    value, what = (effect.low, "its 95% lower bound") if rule == "evidence" else (effect.estimate, "it")
+    if value * 100 >= min_delta:
+        return None
+    return (
+        f"min delta: the overall effect over no skill is {signed_pp(effect.estimate)}pp "
+        f"({signed_pp(effect.low)} to {signed_pp(effect.high)}); {what} must reach {min_delta:g}pp (gate.minDelta)"
+    )
 
 
 def effects(
@@ -321,9 +361,24 @@ def decide(
     see the module doc. `looks` is 2 when --top-up may look again; `earlier` is the first look's gate,
     whose blocks stand."""
     fx = effects(scores, scenarios, models, samples, config.margin, resamples) if samples is not None else None
-    error_blocks = config.block_on_errors and errors > 0
     if config.rule == "evidence":
-        return _evidence(scores, scenarios, models, errors, has_tests, config, fx, samples or {}, looks, look, earlier)
+        gate = _evidence(scores, scenarios, models, errors, has_tests, config, fx, samples or {}, looks, look, earlier)
+    else:
+        gate = _strict(scores, scenarios, models, errors, has_tests, config, fx)
+    short = min_delta_reason(fx.overall if fx is not None else None, config.min_delta, config.rule)
+    return with_rules(gate, [short] if short else [])
+
+
+def _strict(
+    scores: Sequence[LineScore],
+    scenarios: Sequence[Scenario],
+    models: Sequence[str],
+    errors: int,
+    has_tests: bool,
+    config: GateConfig,
+    fx: Effects | None,
+) -> Gate:
+    error_blocks = config.block_on_errors and errors > 0
     critical = {sc.id for sc in scenarios if sc.critical}
     zero = _zero(scores, models, config, lambda x: x.with_skill == 0)
     regressions = tuple(

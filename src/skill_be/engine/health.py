@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skill_be.engine.observations import Output
+from skill_be.engine.prompts import ARMS
 from skill_be.project.config import GateConfig
 
 MODEL, GRADER, TESTS = "model", "grader", "code tests"
@@ -85,7 +86,9 @@ def _test_error(output: Output) -> str | None:
 def assess(outputs: Sequence[Output], models: Sequence[str], max_share: float, on: bool = True) -> Health:
     """ERROR when a model or the grader failed every call, the code tests ran on no answer, or the
     share of outputs with an error is above `max_share`. `on` False (gate.errorVerdict: false) keeps
-    the reference's behaviour: errors only ever block, never make the verdict ERROR."""
+    the reference's behaviour: errors only ever block, never make the verdict ERROR. Only the two
+    arms the gate compares count: the previous arm's failures are reported with its comparison."""
+    outputs = [o for o in outputs if o.arm in ARMS]
     per_output = [faults_of(o) for o in outputs]
     faults = [f for fs in per_output for f in fs]
     errored = sum(1 for fs in per_output if fs)

@@ -185,8 +185,8 @@ def arm_costs(
     costs: dict[str, float | None] = {arm: 0.0 for arm in arms}
     estimated = False
     for o in outputs:
-        if o.text is None and o.usage is None:
-            continue  # a failed call: nothing known to price
+        if (o.text is None and o.usage is None) or o.arm not in tokens:
+            continue  # a failed call: nothing known to price; or an arm not asked for (previous)
         i, out, est = output_tokens(o)
         estimated |= est
         tokens[o.arm].add(i, out)

@@ -9,8 +9,9 @@ from skill_be.project.evals import Scenario
 
 BASELINE = "baseline"
 WITH_SKILL = "with-skill"
-ARMS = (BASELINE, WITH_SKILL)
-ARM_WORDS = {BASELINE: "baseline", WITH_SKILL: "with skill"}
+PREVIOUS = "previous"  # the skill as it was at `run --against REF` (engine/arms.py)
+ARMS = (BASELINE, WITH_SKILL)  # the two the gate compares
+ARM_WORDS = {BASELINE: "baseline", WITH_SKILL: "with skill", PREVIOUS: "previous version"}
 
 DEFAULT_GRADER_RULES = """You are a strict code evaluator. Judge the answer below against each numbered criterion on its own, as if it were the only one.
 

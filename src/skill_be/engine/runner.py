@@ -5,18 +5,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
+from copy import deepcopy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skill_be.adapters.base import AdapterStartError, CallContext
-from skill_be.engine.arms import DEFAULT_ARMS, Arm
+from skill_be.engine.arms import DEFAULT_ARMS, REUSE, RUN, Arm
 from skill_be.engine.assertions import grade_model_free
 from skill_be.engine.calls import LIVE, Call, CallHook, CallTag, Model
 from skill_be.engine.gate import Gate, LineScore, ScenarioLines
 from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.observations import Grading, Output, TestRun
-from skill_be.engine.prompts import grader_prompt
+from skill_be.engine.prompts import WITH_SKILL, grader_prompt
 from skill_be.engine.topup import settle
 from skill_be.engine.verdicts import Unparseable, majority, parse_verdicts
 from skill_be.project.config import GateConfig, Price
@@ -93,6 +94,14 @@ class SkillRun:
     @property
     def errors(self) -> int:
         return sum(len(o.errors) for o in self.outputs)
+
+
+def reused(output: Output, arm: str) -> Output:
+    """A copy of `output` as another arm's (engine/arms.py REUSE), marked so that reports say so."""
+    copy = deepcopy(output)
+    copy.arm = arm
+    copy.meta["reusedFrom"] = output.arm
+    return copy
 
 
 class Engine:
@@ -187,8 +196,17 @@ class Engine:
 
         async def one_rep(sl: ScenarioLines, model: Model, rep: int) -> None:
             nonlocal done
-            arms = (self._output(skill, skill_index, sl, model, rep, arm) for arm in self.arms)
-            outputs.extend(await asyncio.gather(*arms))
+            plans = [(arm, arm.plan(skill, sl.scenario)) for arm in self.arms]
+            made = list(
+                await asyncio.gather(
+                    *(self._output(skill, skill_index, sl, model, rep, arm) for arm, p in plans if p == RUN)
+                )
+            )
+            # An arm that reuses takes the with-skill output as its own: the same text would be sent.
+            copies = [reused(o, arm.name) for arm, p in plans if p == REUSE for o in made if o.arm == WITH_SKILL]
+            for copy in copies:
+                self.listener.output_done(skill, copy, sl)  # its file and progress line, like any output
+            outputs.extend([*made, *copies])
             done += 1
             self.listener.rep_done(skill, sl.scenario.id, model.label, rep, done, len(mine))
 

@@ -81,7 +81,7 @@ async def settle(
     def look(n: int, earlier: Gate | None) -> tuple[list[LineScore], Gate]:
         _order(lines, labels, outputs, arms)
         scores = all_scores(lines, labels, outputs)
-        errors = sum(len(o.errors) for o in outputs)
+        errors = sum(len(o.errors) for o in outputs if o.arm in ARMS)  # the previous arm is reported apart
         samples = arm_samples(lines, labels, outputs)
         gate = decide(scores, scenarios, labels, errors, has_tests, config, samples, looks, n, earlier)
         return scores, gate

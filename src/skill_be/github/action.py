@@ -201,7 +201,11 @@ def build_view(
         models = tuple(dict.fromkeys(m for e in entries.values() for m in e.models))
     checks, problems = gather.checks_of(written.checks, cwd, ctx.workspace)
     comparison = None
-    if ctx.base is not None and project is not None and inputs.command in ("verify", "run"):
+    if written.summary is not None and inputs.command == "run":  # the previous arm's, when it ran
+        from skill_be.github.previous_arm import previous_comparison
+
+        comparison = previous_comparison({n: {"previous": s.previous} for n, s in written.summary.skills.items()})
+    if comparison is None and ctx.base is not None and project is not None and inputs.command in ("verify", "run"):
         from skill_be.github.base_compare import compare_with_base
 
         comparison = compare_with_base(project, cwd, *ctx.base)
@@ -304,6 +308,12 @@ def main(
             redactor.add(form)
     results = _results_folder(config) if inputs.command in RUN_COMMANDS else None
     before = run_folders(results)
+    if inputs.command == "run":  # issue 19: the previous arm at the merge base (github/previous_arm.py)
+        from skill_be.github.previous_arm import against_args
+
+        configured = _project(config)
+        named = configured is not None and bool(configured.config.against)
+        inputs = inputs._replace(args=(*inputs.args, *against_args(inputs, ctx, cwd, named, warn)))
     done, checks_doc = run_skill_be(inputs, cwd, child_env(env), redactor)
     view, run_dir = build_view(inputs, ctx, cwd, config, done, checks_doc, new_run(results, before))
     report = write_report(view, cwd, run_dir, redactor, env)

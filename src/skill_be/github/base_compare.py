@@ -66,7 +66,9 @@ def apply_rules(view: GateView, gate: Any) -> GateView:
 
     c = view.comparison
     rule = str(getattr(gate, "rule", "strict"))
-    outcomes = previous_rule(list(c.skills.values()), str(getattr(gate, "previous", "warn")), rule) if c else {}
+    # the previous arm's comparison was judged by the run itself (commands/versus.py): not twice
+    mode = str(getattr(gate, "previous", "warn"))
+    outcomes = previous_rule(list(c.skills.values()), mode, rule) if c is not None and not c.decided else {}
     skills: list[SkillView] = []
     warnings = list(view.warnings)
     for s in view.skills:
@@ -76,7 +78,8 @@ def apply_rules(view: GateView, gate: Any) -> GateView:
         change = c.skills.get(s.name) if c else None
         effect = change.vs_baseline if change is not None and change.vs_baseline else rows_effect(s.tables)[0]
         short = min_delta_reason(effect, getattr(gate, "min_delta", None), rule) if s.tables or change else None
-        blocks += [short] if short else []
+        decided = any(r.startswith("min delta:") for r in s.reasons)  # the run's engine already did
+        blocks += [short] if short and not decided else []
         if blocks and s.ready is not None:
             s = s._replace(ready=False, reasons=(*s.reasons, *blocks))
         skills.append(s)

@@ -35,6 +35,7 @@ class Inputs(NamedTuple):
     event_file: str = ""  # a pull_request event saved by another workflow (the fork pattern)
     commit: str = ""  # the commit the check run goes on, when the event file is not this run's
     artifact_dir: str = ""  # the fork pattern's folder: written after a command, read by `publish`
+    previous_arm: bool = True  # run on a pull request: --against the merge base (github/previous_arm.py)
 
 
 class Context(NamedTuple):
@@ -92,6 +93,7 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
         annotations=_flag(env, "annotations", True),
         fail_on_not_ready=_flag(env, "fail-on-not-ready", True),
         comment_mode=_choice(env, "comment-mode", COMMENT_MODES, "always"),
+        previous_arm=_flag(env, "previous-arm", True),
         base_ref=_input(env, "base-ref"),
         event_file=event_file,
         commit=_input(env, "commit"),

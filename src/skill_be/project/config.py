@@ -135,6 +135,7 @@ class Config(NamedTuple):
     pricing: Mapping[str, Price] = MappingProxyType({})  # model id -> prices (validated by the config model)
     neighbours: tuple[Path, ...] | None = None  # trigger evals; None: every other skill of the project
     trigger_turns: int = DEFAULT_TRIGGER_TURNS
+    against: str | None = None  # compare.against: the previous arm's commit (commands/versus.py)
     grader_template: str = "code"  # grader.template (issue 20): code (the reference's rules) | generic
 
 
@@ -174,6 +175,8 @@ def load_config(path: Path) -> Config:
         kw["checks"] = _checks(d["checks"], root)
     if "codeTests" in d:
         kw["code_tests"] = _code_tests(d["codeTests"], root)
+    if isinstance(d.get("compare"), dict) and d["compare"].get("against"):
+        kw["against"] = str(d["compare"]["against"])
     if "neighbours" in d:
         kw["neighbours"] = tuple(_resolve(root, p) for p in d["neighbours"])
     if "triggerTurns" in d:

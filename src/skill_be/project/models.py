@@ -241,6 +241,14 @@ class TriageModel(Strict):
     model: AdapterEntryModel | None = None
 
 
+class CompareModel(Strict):
+    against: Text | None = Field(
+        None,
+        description="a git commit, branch or tag: each run adds the `previous` arm, the skills as they were "
+        "there (run --against overrides it)",
+    )
+
+
 class CodeTestsModel(Strict):
     packages: Text | None = None
     packages_by_skill: TextMap | None = Field(None, alias="packagesBySkill")
@@ -287,6 +295,7 @@ class ConfigModel(Strict):
     gate: GateModel | None = None
     checks: ChecksModel | None = None
     triage: TriageModel | None = None
+    compare: CompareModel | None = None
     tests: Text | None = None
     code_tests: CodeTestsModel | None = Field(None, alias="codeTests")
     cache: Flag = Field(False, description="the response cache; run --cache and --no-cache override it")

@@ -61,6 +61,8 @@ def release_gate_section(gate: Gate) -> list[str]:
                     else s.NOISE_NOTE_NEVER.format(low=low, high=high)
                 )
     bullets += trigger_bullets(gate.trigger)  # reports/triggers.py
+    bullets += [f"- **BLOCKED** ({_rule_of(r)}): {md_text(r)}" for r in gate.rules.blocks]
+    bullets += [f"- Warning ({_rule_of(r)}): {md_text(r)}" for r in gate.rules.warnings]
     extra = _rule_lines(gate)
     if gate.ready:
         out += [*bullets, ""] if bullets else []
@@ -192,4 +194,9 @@ def gate_reasons(gate: Gate) -> list[str]:
                 f"inconclusive: {i.scenario} / {i.model} — {what}: {interval_text(i.interval)}; "
                 f"about {reps_text(i.reps)} reps per arm would decide it"
             )
-    return out + trigger_reasons(gate.trigger)
+    return out + trigger_reasons(gate.trigger) + list(gate.rules.blocks)
+
+
+def _rule_of(reason: str) -> str:
+    """The config key behind a rule's reason (engine/gate.py Rules)."""
+    return "gate.minDelta" if reason.startswith("min delta:") else "gate.previous"

@@ -73,6 +73,7 @@ class Comparison(NamedTuple):
     label: str  # how the comment names it
     skills: Mapping[str, SkillChange]
     note: str = ""  # why there is nothing to compare (no result file at the base)
+    decided: bool = False  # the run's own gate applied gate.previous to it (the previous arm)
 
 
 class SkillFiles(NamedTuple):

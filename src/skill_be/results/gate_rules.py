@@ -13,7 +13,10 @@
   comparable (the eval or its criteria changed) never count.
 
 Pure functions on constructed tables: the action applies them to the comparison it builds
-(github/base_compare.py); the engine can call `min_delta_reason` with its own overall interval.
+(github/base_compare.py) and `run --against` to its previous arm's (commands/versus.py). gate.minDelta
+is decided by the engine's gate (engine/gate.py `min_delta_reason`, re-exported here) on the run's
+own overall interval; the action applies it again to the recorded counts only when the recorded
+verdict has no minDelta reason yet.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from skill_be.engine.stats import Interval
+from skill_be.engine.gate import min_delta_reason as min_delta_reason  # re-exported: the action reads it here
+from skill_be.engine.gate import signed_pp as _pp
 from skill_be.results.compare import COMPARED, SkillChange, overall
 
 
@@ -30,32 +34,12 @@ class RuleOutcome(NamedTuple):
     warnings: tuple[str, ...] = ()  # reasons shown without blocking
 
 
-def _pp(x: float) -> str:
-    v = round(x * 100)
-    return f"+{v}" if v >= 0 else str(v)
-
-
-def min_delta_reason(effect: Interval | None, min_delta: float | None, rule: str) -> str | None:
-    """The blocking reason when the overall effect falls short of `min_delta` points, else None."""
-    if min_delta is None:
-        return None
-    if effect is None:
-        return f"min delta: no scored line to measure the overall effect against {min_delta:g}pp"
-    value, what = (effect.low, "its 95% lower bound") if rule == "evidence" else (effect.estimate, "it")
-    if value * 100 >= min_delta:
-        return None
-    return (
-        f"min delta: the overall effect over no skill is {_pp(effect.estimate)}pp "
-        f"({_pp(effect.low)} to {_pp(effect.high)}); {what} must reach {min_delta:g}pp (gate.minDelta)"
-    )
-
-
-def worse_than_previous(change: SkillChange, rule: str) -> list[str]:
+def worse_than_previous(change: SkillChange, rule: str, against: str = "the base") -> list[str]:
     """Critical scenarios that got worse against the base, as reasons (module doc)."""
     lines = [x for x in change.lines if x.critical and x.status == COMPARED and x.base is not None]
     if rule != "evidence":
         return [
-            f'worse than the base: {x.scenario} / {x.model} — "{x.line}": '
+            f'worse than {against}: {x.scenario} / {x.model} — "{x.line}": '
             f"{_rate(x.base)}% → {_rate(x.head)}% ({_pp(_rate_f(x.head) - _rate_f(x.base))}pp)"
             for x in lines
             if x.base is not None and _rate_f(x.head) < _rate_f(x.base)
@@ -69,19 +53,21 @@ def worse_than_previous(change: SkillChange, rule: str) -> list[str]:
         iv = overall(items)
         if iv is not None and iv.high < 0:
             out.append(
-                f"worse than the base (evidence): {scenario} / {model} — the scenario's mean change "
+                f"worse than {against} (evidence): {scenario} / {model} — the scenario's mean change "
                 f"{_pp(iv.estimate)}pp ({_pp(iv.low)} to {_pp(iv.high)}) is below 0"
             )
     return out
 
 
-def previous_rule(changes: Sequence[SkillChange], mode: str, rule: str) -> dict[str, RuleOutcome]:
+def previous_rule(
+    changes: Sequence[SkillChange], mode: str, rule: str, against: str = "the base"
+) -> dict[str, RuleOutcome]:
     """`gate.previous` for each skill compared with the base: its reasons, blocking or warning."""
     if mode == "off":
         return {}
     out: dict[str, RuleOutcome] = {}
     for c in changes:
-        reasons = tuple(worse_than_previous(c, rule))
+        reasons = tuple(worse_than_previous(c, rule, against))
         if reasons:
             out[c.name] = RuleOutcome(blocks=reasons) if mode == "block" else RuleOutcome(warnings=reasons)
     return out

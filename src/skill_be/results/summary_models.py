@@ -255,6 +255,9 @@ class SkillSummary(Written):
     tokens: TokenSummary | None = None
     cost: CostSummary | None = None
     calls: CallCounts | None = None
+    previous: MapOf(Any) | None = Field(  # type: ignore[valid-type]
+        None, description="run --against: the change against the previous version, overall and per line"
+    )
     interrupted: Flag | None = None  # Ctrl-C: the answers so far (commands/interrupted.py)
 
 

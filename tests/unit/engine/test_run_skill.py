@@ -10,7 +10,7 @@ import pytest
 from tests.support.engine import SKILL_TEXT, Scripted, engine, scenario, settings, skill, verdicts
 
 from skill_be.adapters.base import AdapterStartError, Answer, CallContext
-from skill_be.engine.arms import BASELINE_ARM, DEFAULT_ARMS, WITH_SKILL_ARM, Arm
+from skill_be.engine.arms import BASELINE_ARM, DEFAULT_ARMS, REUSE, SKIP, WITH_SKILL_ARM, Arm
 from skill_be.engine.calls import Call, CallTag, MakeCall, Model
 from skill_be.engine.runner import Engine, SkillRun
 from skill_be.project.config import GateConfig
@@ -166,11 +166,22 @@ def test_the_unit_filter_runs_only_its_units() -> None:
 
 
 def test_the_engine_runs_every_arm_it_is_given() -> None:
-    previous = Arm("previous", "previous version", lambda s: "Old advice: round each share.")
+    previous = Arm("previous", "previous version", lambda s: s._replace(doc=s.doc._replace(text="Old advice: round.")))
     model = Scripted(answers)
     out = run(engine([Model("m", model)], None, settings(), arms=(*DEFAULT_ARMS, previous)))
     assert [o.arm for o in out.outputs] == [BASELINE_ARM.name, WITH_SKILL_ARM.name, "previous"]
     assert sum("Old advice" in p for p in model.calls) == 1
+
+
+def test_an_arm_that_reuses_or_skips_calls_nothing() -> None:
+    """engine/arms.py: REUSE copies the with-skill output (marked), SKIP makes none."""
+    for plan, arms in ((REUSE, ["baseline", "with-skill", "previous"]), (SKIP, ["baseline", "with-skill"])):
+        previous = Arm("previous", "previous version", lambda s: s, lambda skill, scenario, p=plan: p)
+        model = Scripted(answers)
+        out = run(engine([Model("m", model)], None, settings(), arms=(*DEFAULT_ARMS, previous)))
+        assert [o.arm for o in out.outputs] == arms and len(model.calls) == 2
+        if plan == REUSE:
+            assert out.outputs[2].text == out.outputs[1].text and out.outputs[2].meta["reusedFrom"] == "with-skill"
     # the control: the default arms make two outputs per rep and never show the old text
     plain = Scripted(answers)
     run(engine([Model("m", plain)], None, settings()))
