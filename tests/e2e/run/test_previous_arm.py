@@ -165,3 +165,24 @@ def test_a_ref_git_does_not_know_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert usage.startswith("Usage: skill-be run")
     assert "run --against no-such-branch" in line and "git fetch origin no-such-branch" in line
     assert calls(tmp_path, "NEW") == 0  # checked before any call
+
+
+def test_a_cache_kept_from_the_base_answers_the_previous_arm(tmp_path: Path) -> None:
+    """The previous arm's calls are the with-skill calls of a run at REF: a cache kept from a run
+    there (actions/cache restored from the base branch) answers them all."""
+    base = repository(tmp_path)
+    head = git(tmp_path, "rev-parse", "HEAD")
+    plan = {"NEW": ["allocate rounding"], "OLD": ["allocate", "no", "no", "no"], "STABLE": ["allocate"]}
+    write(tmp_path / "plan.json", json.dumps({**plan, "FRESH": ["allocate"]}))
+    git(tmp_path, "checkout", "-q", base)
+    assert run(tmp_path, "run", "money", "--cache").code == 0
+    at_base = calls(tmp_path, "OLD")
+    assert at_base == 2 * REPS  # both scenarios, with the old text, on the base branch
+    git(tmp_path, "checkout", "-q", head)
+    r = run(tmp_path, "run", "money", "--cache", "--against", base)
+    assert r.code == 0, r.stdout + r.stderr
+    assert calls(tmp_path, "OLD") == at_base  # the previous arm: every answer from the cache
+    assert r.summary()["skills"]["money"]["previous"]["answers"]["made"] == REPS
+    # the control: without the cache the previous arm calls the model
+    r = run(tmp_path, "run", "money", "--against", base)
+    assert calls(tmp_path, "OLD") == at_base + REPS
