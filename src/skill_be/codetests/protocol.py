@@ -73,6 +73,35 @@ class _State:
     stderr: bytearray = field(default_factory=bytearray)
     other: bytearray = field(default_factory=bytearray)
 
+    def on_event(self, ev: dict[str, object], req: Request) -> None:
+        """One protocol event from the runner (its kinds are runner.mjs's `emit` calls)."""
+        kind = ev.get("e")
+        if kind == "names":
+            self.names_seen = True
+        elif kind == "fatal":
+            self.fatal = cap(str(ev.get("message")))
+        elif kind == "load-error":
+            self.load_error = cap(str(ev.get("message")))
+            self.load_error_from = _source(ev.get("from"))
+        elif kind == "loaded":
+            self.loaded = True
+        elif kind == "start":
+            self.current = str(ev.get("name"))
+            self.deadline = time.monotonic() + req.test_timeout_s + TEST_GRACE_S
+        elif kind == "result":
+            name = str(ev.get("name"))
+            message, ms = ev.get("message"), ev.get("ms")
+            self.results[name] = TestResult(
+                name=name,
+                passed=ev.get("passed") is True,
+                message=cap(str(message)) if message is not None else None,
+                seconds=float(ms) / 1000 if isinstance(ms, int | float) else 0.0,
+                message_from=_source(ev.get("from")) if message is not None else None,
+            )
+            self.current = None
+        elif kind == "end":
+            self.ended = True
+
 
 class _Lines:
     """Splits the stdout stream into protocol events; everything else is dropped (bounded memory)."""
@@ -125,75 +154,13 @@ def supervise(channel: Channel, req: Request) -> TestRun:
     nonce = secrets.token_hex(16)
     state = _State()
     started = time.monotonic()
-    answer_deadline = started + req.answer_timeout_s
     state.deadline = started + req.test_timeout_s + LOAD_GRACE_S
-
-    def on_event(ev: dict[str, object]) -> None:
-        kind = ev.get("e")
-        if kind == "names":
-            state.names_seen = True
-        elif kind == "fatal":
-            state.fatal = cap(str(ev.get("message")))
-        elif kind == "load-error":
-            state.load_error = cap(str(ev.get("message")))
-            state.load_error_from = _source(ev.get("from"))
-        elif kind == "loaded":
-            state.loaded = True
-        elif kind == "start":
-            state.current = str(ev.get("name"))
-            state.deadline = time.monotonic() + req.test_timeout_s + TEST_GRACE_S
-        elif kind == "result":
-            name = str(ev.get("name"))
-            message = ev.get("message")
-            ms = ev.get("ms")
-            state.results[name] = TestResult(
-                name=name,
-                passed=ev.get("passed") is True,
-                message=cap(str(message)) if message is not None else None,
-                seconds=float(ms) / 1000 if isinstance(ms, int | float) else 0.0,
-                message_from=_source(ev.get("from")) if message is not None else None,
-            )
-            state.current = None
-        elif kind == "end":
-            state.ended = True
-
-    lines = _Lines(nonce, on_event)
-    request = {
-        "nonce": nonce,
-        "base": req.base,
-        "test": req.test,
-        "answer": req.answer,
-        "testTimeoutMs": int(req.test_timeout_s * 1000),
-        "run": req.run or secrets.token_hex(8),
-        "uid": req.uid,
-        "nproc": req.nproc,
-        "inRealm": req.in_realm,
-        "wrap": list(req.wrap),
-    }
     try:
-        channel.send(json.dumps(request).encode("utf-8") + b"\n")
+        channel.send(json.dumps(_request(nonce, req)).encode("utf-8") + b"\n")
     except OSError as e:
         channel.stop()
         return errored(req.names, f"the answer could not be handed to the test process ({e})")
-
-    stopped: str | None = None  # why skill-be stopped the runner
-    while not (state.ended or state.load_error or state.fatal):
-        now = time.monotonic()
-        if now >= answer_deadline:
-            stopped = "answer"
-            break
-        if now >= state.deadline:
-            stopped = "test" if state.current is not None else "load"
-            break
-        got = channel.read(min(answer_deadline, state.deadline) - now)
-        if got is None:
-            break
-        stream, data = got
-        if stream == 1:
-            lines.feed(data)
-        elif stream == 2:
-            state.stderr += data
-            del state.stderr[:-TAIL]
+    stopped = _follow(channel, state, _Lines(nonce, lambda ev: state.on_event(ev, req)), started + req.answer_timeout_s)
     channel.stop()
 
     if state.fatal is not None:
@@ -207,6 +174,43 @@ def supervise(channel: Channel, req: Request) -> TestRun:
             why = f"the test process could not start ({channel.status()}: {_tail(state.stderr) or 'no message'})"
         return errored(req.names, why)
     return TestRun(results=_finish(req, state, stopped, channel.status))
+
+
+def _request(nonce: str, req: Request) -> dict[str, object]:
+    """The runner's request line (its fields are the runner's `request` in runner.mjs)."""
+    return {
+        "nonce": nonce,
+        "base": req.base,
+        "test": req.test,
+        "answer": req.answer,
+        "testTimeoutMs": int(req.test_timeout_s * 1000),
+        "run": req.run or secrets.token_hex(8),
+        "uid": req.uid,
+        "nproc": req.nproc,
+        "inRealm": req.in_realm,
+        "wrap": list(req.wrap),
+    }
+
+
+def _follow(channel: Channel, state: _State, lines: _Lines, answer_deadline: float) -> str | None:
+    """Read the runner's events until it ends, fails or a deadline passes: why skill-be stopped it
+    ("answer", "test" or "load"), None when it stopped by itself."""
+    while not (state.ended or state.load_error or state.fatal):
+        now = time.monotonic()
+        if now >= answer_deadline:
+            return "answer"
+        if now >= state.deadline:
+            return "test" if state.current is not None else "load"
+        got = channel.read(min(answer_deadline, state.deadline) - now)
+        if got is None:
+            return None
+        stream, data = got
+        if stream == 1:
+            lines.feed(data)
+        elif stream == 2:
+            state.stderr += data
+            del state.stderr[:-TAIL]
+    return None
 
 
 def _finish(req: Request, state: _State, stopped: str | None, status: Callable[[], str]) -> tuple[TestResult, ...]:

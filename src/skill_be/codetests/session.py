@@ -88,46 +88,54 @@ class CodeTestSession:
         ts = await asyncio.to_thread(find_typescript, config.root, self.warn)
         self.typescript = ts.version
         self.compiler = await Compiler.start(ts.node, ts.module_dir)
-
         groups: dict[Path | None, list[Skill]] = {}
         for skill in skills:
             groups.setdefault(skill.package_list, []).append(skill)
-        works: list[Work] = []
-        for i, (list_path, members) in enumerate(groups.items()):
-            plist = read_package_list(list_path) if list_path is not None else None
-            self.deps_folders.append(deps_mod.deps_root(config.root) / deps_mod.folder_name(plist.npm if plist else ()))
-            installed = await deps_mod.install(plist, config.root, self.warn)
-            folder = installed.folder / f"run-{self.run_id}"
-            self.work_folders.append(folder)
-            harness.write_work_folder(folder)
-            # The compiled tests: skill-be's alone, whatever the project's folders let other users read
-            # (as root, the sandboxes' runners and answers run as other users).
-            folder.chmod(0o700)
-            assert config.tests is not None  # a skill has code tests only with a tests folder
-            await harness.compile_tree(self.compiler, config.tests / SHARED, folder / "tests" / SHARED)
-            sources: dict[Path, Path] = {}
-            for skill in members:
-                await harness.compile_tree(self.compiler, config.tests / skill.name, folder / "tests" / skill.name)
-                for scenario_id, source in skill.test_files.items():
-                    sources[folder / _compiled_test(skill.name, scenario_id)] = source
-            listed = await harness.list_tests(ts.node, sources, sources)
-            for skill in members:
-                for scenario_id in skill.test_files:
-                    self.names[(skill.name, scenario_id)] = listed[folder / _compiled_test(skill.name, scenario_id)]
-            work = Work(key=f"p{i}", folder=folder, packages=installed.packages)
-            works.append(work)
-            for skill in members:
-                self.work_of[skill.name] = work
+        works = [
+            await self._work(i, list_path, members, ts.node) for i, (list_path, members) in enumerate(groups.items())
+        ]
+        await self._sandbox(works, ts.node)
 
+    async def _work(self, i: int, list_path: Path | None, members: list[Skill], node: str) -> Work:
+        """The work folder of the skills that share one package list: packages installed, tests
+        compiled and listed."""
+        config = self.project.config
+        assert self.compiler is not None
+        plist = read_package_list(list_path) if list_path is not None else None
+        self.deps_folders.append(deps_mod.deps_root(config.root) / deps_mod.folder_name(plist.npm if plist else ()))
+        installed = await deps_mod.install(plist, config.root, self.warn)
+        folder = installed.folder / f"run-{self.run_id}"
+        self.work_folders.append(folder)
+        harness.write_work_folder(folder)
+        # The compiled tests: skill-be's alone, whatever the project's folders let other users read
+        # (as root, the sandboxes' runners and answers run as other users).
+        folder.chmod(0o700)
+        assert config.tests is not None  # a skill has code tests only with a tests folder
+        await harness.compile_tree(self.compiler, config.tests / SHARED, folder / "tests" / SHARED)
+        sources: dict[Path, Path] = {}
+        for skill in members:
+            await harness.compile_tree(self.compiler, config.tests / skill.name, folder / "tests" / skill.name)
+            for scenario_id, source in skill.test_files.items():
+                sources[folder / _compiled_test(skill.name, scenario_id)] = source
+        listed = await harness.list_tests(node, sources, sources)
+        work = Work(key=f"p{i}", folder=folder, packages=installed.packages)
+        for skill in members:
+            for scenario_id in skill.test_files:
+                self.names[(skill.name, scenario_id)] = listed[folder / _compiled_test(skill.name, scenario_id)]
+            self.work_of[skill.name] = work
+        return work
+
+    async def _sandbox(self, works: list[Work], node: str) -> None:
+        """The configured sandbox over the work folders, warmed: a sandbox that cannot run is exit 2."""
+        config = self.project.config
         ct = config.code_tests
         kind = await asyncio.to_thread(choose_sandbox, ct.sandbox)
         if ct.sandbox == "auto" and kind == "docker" and ct.image is None:  # hook: issue 20, no image: fall back
             from skill_be.codetests.sandbox_build import auto_kind
 
             kind = await asyncio.to_thread(auto_kind, DEFAULT_IMAGE, self.warn)
-
         settings = Settings(
-            node=ts.node,
+            node=node,
             works=tuple(works),
             run_id=self.run_id,
             image=ct.image or DEFAULT_IMAGE,
