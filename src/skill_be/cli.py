@@ -60,6 +60,14 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shard", metavar="<k/n>", help="run the k-th of n parts of the work; skill-be merge joins them")
 
 
+def _verify_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--base",
+        metavar="<ref>",
+        help="also compare the recorded scores with the result file at the merge base with <ref> (no model call)",
+    )
+
+
 def _triggers_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "skills", nargs="*", metavar="skill", help="the skills to compare (default: every skill with triggers)"
@@ -148,8 +156,9 @@ COMMANDS: tuple[Command, ...] = (
         "verify",
         "verify",
         "Without a model call: checks that the result file matches the current skills, evals and\n"
-        "config and records every skill READY, then runs the checks.",
-        _no_options,
+        "config and records every skill READY, then runs the checks. With --base <ref>, also compares\n"
+        "the recorded scores with the result file committed at <ref> (gate.previous, gate.minDelta).",
+        _verify_options,
         "skill_be.commands.verify",
     ),
     Command(

@@ -18,8 +18,8 @@ Pure functions on constructed tables: the action applies them to the comparison 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from skill_be.engine.stats import Interval
 from skill_be.results.compare import COMPARED, SkillChange, overall
@@ -84,6 +84,26 @@ def previous_rule(changes: Sequence[SkillChange], mode: str, rule: str) -> dict[
         reasons = tuple(worse_than_previous(c, rule))
         if reasons:
             out[c.name] = RuleOutcome(blocks=reasons) if mode == "block" else RuleOutcome(warnings=reasons)
+    return out
+
+
+def rule_outcomes(
+    names: Sequence[str], changes: Mapping[str, SkillChange], effects: Mapping[str, Interval | None], gate: Any
+) -> dict[str, RuleOutcome]:
+    """Both rules for each named skill, as the gate config sets them: `gate.previous` on its change
+    against the base (`changes`), then `gate.minDelta` on its overall effect over no skill. `effects`
+    holds the effect of each skill that was measured (None: measured, but no scored line); a skill
+    not in it is left to `gate.previous` alone. The action (github/base_compare.py) and `verify
+    --base` both decide here."""
+    rule = str(getattr(gate, "rule", "strict"))
+    previous = previous_rule(list(changes.values()), str(getattr(gate, "previous", "warn")), rule)
+    out: dict[str, RuleOutcome] = {}
+    for name in names:
+        o = previous.get(name, RuleOutcome())
+        short = min_delta_reason(effects[name], getattr(gate, "min_delta", None), rule) if name in effects else None
+        o = o._replace(blocks=(*o.blocks, short)) if short else o
+        if o.blocks or o.warnings:
+            out[name] = o
     return out
 
 
