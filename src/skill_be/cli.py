@@ -58,6 +58,9 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--junit", metavar="<file>", help="also write JUnit XML there: a test suite per skill")
     p.add_argument("--dry-run", action="store_true", help="check, then print the calls, tokens and cost; call nothing")
     p.add_argument("--shard", metavar="<k/n>", help="run the k-th of n parts of the work; skill-be merge joins them")
+    p.add_argument(
+        "--base", metavar="<ref>", help="then compare the result file with the one at the merge base with <ref>"
+    )
 
 
 def _verify_options(p: argparse.ArgumentParser) -> None:

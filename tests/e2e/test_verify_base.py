@@ -222,3 +222,24 @@ def test_outside_git_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.stderr == (
         f"skill-be: --base main: {p.root} is not in a git repository; run it in a git checkout, or leave out --base\n"
     )
+
+
+def usage(skill_tokens: float, cost: float) -> dict[str, Any]:
+    arm = {"answers": 5, "inputTokens": 400.0, "outputTokens": 60.0, "costUsd": 0.002}
+    skilled = {**arm, "inputTokens": 400.0 + skill_tokens, "costUsd": 0.002 + cost}
+    return {"baseline": arm, "withSkill": skilled, "estimated": False}
+
+
+@pytest.mark.parametrize("at_base", [True, False])
+def test_tokens_and_cost_against_the_base(project: ProjectDir, at_base: bool) -> None:
+    record(project, {"money": [(5, 5), (4, 5)]}, usage=usage(980, 0.003) if at_base else None)
+    commit(project, "base")
+    git(project.root, "checkout", "-qb", "pr")
+    record(project, {"money": [(5, 5), (4, 5)]}, usage=usage(1240, 0.004))
+    commit(project, "pr")
+    lines = out(verify(project.root, "--base", "main"))
+    where = "base: +980; this branch: +260" if at_base else "not recorded at base"
+    cost = " (+$0.0010)" if at_base else ""
+    assert lines[lines.index(next(x for x in lines if x.startswith("  money: "))) + 1] == (
+        f"    Tokens: the skill adds +1,240 input tokens per answer ({where}) · cost +$0.0040 per answer{cost}"
+    )

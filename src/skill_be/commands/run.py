@@ -17,7 +17,7 @@ from skill_be.commands.assembly import Parts, assemble, engine_settings, interru
 from skill_be.commands.common import warn
 from skill_be.commands.interrupted import keep_partial
 from skill_be.commands.pipeline import check_before_calls, drive, finish
-from skill_be.commands.run_files import RunFiles
+from skill_be.commands.run_files import RunFiles, base_of
 from skill_be.commands.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
 from skill_be.commands.trigger_setup import trigger_runs
 from skill_be.engine.runner import Settings
@@ -43,6 +43,7 @@ class Options:
     dry_run: bool = False
     top_up: bool = False  # --top-up: engine/topup.py
     shard: str | None = None  # --shard K/N: results/shards.py
+    base: str | None = None  # --base REF: compare the result file with REF's (results/with_base.py)
 
 
 def main(
@@ -58,8 +59,10 @@ def main(
     dry_run: bool = False,
     top_up: bool = False,
     shard: str | None = None,
+    base: str | None = None,
 ) -> int:
     options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard)
+    options = replace(options, base=base)  # issue 19: run --base
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
@@ -73,6 +76,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     junit = junit_path(options.junit)
     cache_on = (config.cache or options.cache) and not options.no_cache
     check_triggers(project, warn)  # commands/trigger_setup.py: trigger evals, checked before any call
+    base = base_of(project, options.base, options.shard)  # run --base: a ref git lacks stops here
     if options.dry_run:
         return await dry_run(project, settings, cache_on, options.shard)
     # hook: issue 20, a folder the run cannot write is exit 2 before the first call
@@ -110,7 +114,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
             hook=hook, units=units, agents=agents, triggers=triggers, interrupted=kept,
         )  # fmt: skip
     files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
-    code = finish(project, files, junit)
+    code = finish(project, files, junit, said=files.compare_with_base(base))  # run --base: the comparison
     return sharding.finish(shard) if sharding and shard else code
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from skill_be.reports import strings
-from skill_be.reports.pr_changes import NOISE_WORDS, effect_text, marker, pp
+from skill_be.reports.pr_changes import NOISE_WORDS, effect_text, marker, pp, usage_line
 from skill_be.reports.quote import plain
 from skill_be.results.compare import (
     COMPARED,
@@ -51,9 +51,11 @@ def skill_lines(change: SkillChange) -> list[str]:
         head = f"  {name}: no line comparable · vs no skill: {vs_none}"
     else:
         head = f"  {name}: {effect_text(change.vs_base, change.low_sample)} · vs no skill: {vs_none}"
+    tokens = usage_line(change.base_usage, change.head_usage, "base", ours="this branch")
+    head_lines = [head, *([f"    {tokens}"] if tokens else [])]
     if change.status in (SKILL_NEW, SKILL_NO_SCORES):
-        return [head]
-    return [head, *(f"    {line_text(x)}" for x in sorted(change.lines, key=_movement))]
+        return head_lines
+    return [*head_lines, *(f"    {line_text(x)}" for x in sorted(change.lines, key=_movement))]
 
 
 def _movement(x: LineChange) -> tuple[int, float]:

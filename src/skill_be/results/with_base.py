@@ -59,9 +59,10 @@ def compare_with_base(project: Any, cwd: Path, ref: str, name: str = "") -> Comp
     return compare_project(project, root, found)
 
 
-def comparison_at(project: Any, ref: str, option: str = "--base") -> Comparison:
-    """`--base REF` on the command line: the comparison at the merge base of HEAD with REF. A folder
-    outside git, or a REF git does not have and cannot fetch, stops the command (exit 2, one line)."""
+def resolve_base(project: Any, ref: str, option: str = "--base") -> tuple[Path, Base]:
+    """`--base REF` on the command line: the repository's top and the merge base of HEAD with REF. A
+    folder outside git, or a REF git does not have and cannot fetch, stops the command (exit 2, one
+    line), before anything runs."""
     folder = Path(project.config.root)
     if not ref.strip() or ref.startswith("-"):
         raise SkillBeError(f'{option}: needs a branch, tag or commit, such as {option} main, not "{ref}"')
@@ -77,4 +78,9 @@ def comparison_at(project: Any, ref: str, option: str = "--base") -> Comparison:
             f"{option} {ref}: git does not know {ref} in {root} and could not fetch it; "
             f"fetch it first (git fetch origin {ref}) or name a branch, tag or commit it has"
         )
-    return compare_project(project, root, found)
+    return root, found
+
+
+def comparison_at(project: Any, ref: str, option: str = "--base") -> Comparison:
+    """The comparison at the merge base of HEAD with REF (`resolve_base`)."""
+    return compare_project(project, *resolve_base(project, ref, option))
