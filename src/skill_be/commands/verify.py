@@ -49,7 +49,7 @@ def base_lines(project: Project, result: ResultFile | None, c: Comparison) -> tu
     blocker they add to the Result line (None when they block nothing)."""
     from skill_be.reports.comparison_text import comparison_lines, rule_lines
     from skill_be.results.compare import overall
-    from skill_be.results.gate_rules import rule_outcomes
+    from skill_be.results.gate_rules import blocking_rules, rule_outcomes
 
     names = [s.name for s in project.skills]
     entries = result.skills if result is not None else {}
@@ -61,10 +61,8 @@ def base_lines(project: Project, result: ResultFile | None, c: Comparison) -> tu
     }
     outcomes = rule_outcomes(names, c.skills, effects, project.config.gate)
     blocked = [name for name, o in outcomes.items() if o.blocks]
-    reasons = [r for o in outcomes.values() for r in o.blocks]
-    rules = [k for k, hit in (("gate.previous", any(not r.startswith("min delta") for r in reasons)),
-                              ("gate.minDelta", any(r.startswith("min delta") for r in reasons))) if hit]  # fmt: skip
-    blocker = strings.RULES_BLOCKER.format(rules=" and ".join(rules), skills=", ".join(blocked)) if blocked else None
+    rules = " and ".join(blocking_rules(outcomes))
+    blocker = strings.RULES_BLOCKER.format(rules=rules, skills=", ".join(blocked)) if blocked else None
     return [*comparison_lines(c), *rule_lines(outcomes)], blocker
 
 

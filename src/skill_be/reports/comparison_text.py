@@ -25,13 +25,16 @@ from skill_be.results.compare import (
 )
 from skill_be.results.gate_rules import RuleOutcome
 
+RECORDED = "from the recorded scores (no model call)"
 
-def comparison_lines(c: Comparison) -> list[str]:
-    """`Against <label>:`, then a block per skill; one line with the note when nothing was compared."""
+
+def comparison_lines(c: Comparison, source: str = RECORDED) -> list[str]:
+    """`Against <label>, <source>:`, then a block per skill; one line with the note when nothing was
+    compared. `source` says where the numbers come from (the result files, by default)."""
     label = plain(c.label)
     if c.note:
         return [f"Against {label}: {plain(c.note)}"]
-    out = [f"Against {label}, from the recorded scores (no model call):"]
+    out = [f"Against {label}, {source}:"]
     for change in c.skills.values():
         out += skill_lines(change)
     return out

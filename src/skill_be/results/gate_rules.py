@@ -24,6 +24,8 @@ from typing import Any, NamedTuple
 from skill_be.engine.stats import Interval
 from skill_be.results.compare import COMPARED, SkillChange, overall
 
+MIN_DELTA_PREFIX = "min delta: "  # how every `gate.minDelta` reason starts
+
 
 class RuleOutcome(NamedTuple):
     blocks: tuple[str, ...] = ()  # reasons that block the verdict
@@ -40,12 +42,12 @@ def min_delta_reason(effect: Interval | None, min_delta: float | None, rule: str
     if min_delta is None:
         return None
     if effect is None:
-        return f"min delta: no scored line to measure the overall effect against {min_delta:g}pp"
+        return f"{MIN_DELTA_PREFIX}no scored line to measure the overall effect against {min_delta:g}pp"
     value, what = (effect.low, "its 95% lower bound") if rule == "evidence" else (effect.estimate, "it")
     if value * 100 >= min_delta:
         return None
     return (
-        f"min delta: the overall effect over no skill is {_pp(effect.estimate)}pp "
+        f"{MIN_DELTA_PREFIX}the overall effect over no skill is {_pp(effect.estimate)}pp "
         f"({_pp(effect.low)} to {_pp(effect.high)}); {what} must reach {min_delta:g}pp (gate.minDelta)"
     )
 
@@ -105,6 +107,13 @@ def rule_outcomes(
         if o.blocks or o.warnings:
             out[name] = o
     return out
+
+
+def blocking_rules(outcomes: Mapping[str, RuleOutcome]) -> list[str]:
+    """The config keys whose rule blocked a skill: `gate.previous`, `gate.minDelta`, or both."""
+    reasons = [r for o in outcomes.values() for r in o.blocks]
+    by_min_delta = [r.startswith(MIN_DELTA_PREFIX) for r in reasons]
+    return [key for key, hit in (("gate.previous", not all(by_min_delta)), ("gate.minDelta", any(by_min_delta))) if hit]
 
 
 def _rate_f(counts: tuple[int, int]) -> float:
