@@ -224,6 +224,7 @@ def answer_usage(
     answers counted and the mean input and output tokens of one answer, and its mean cost in USD when
     every model under test has a price; whether any count is estimated. None when an arm has no
     answer (every call failed): nothing to compare with."""
+    outputs = [o for o in outputs if o.arm in arms.values()]  # another arm (previous) is not the skill's cost
     tokens, costs, estimated = arm_costs(outputs, prices, ids, list(arms.values()))
     counts = Counter(o.arm for o in outputs if not (o.text is None and o.usage is None))
     doc: dict[str, object] = {}

@@ -36,6 +36,7 @@ def test_usage_is_the_mean_of_one_answer_per_arm_with_its_cost() -> None:
         Out("baseline", "m", 0, "b", Usage(300, 30)),
         Out("with-skill", "m", 0, "c", Usage(1500, 20)),
         Out("with-skill", "m", 0, None, None),  # a failed call: not an answer
+        Out("previous", "m", 0, "d", Usage(9999, 99)),  # another arm: not counted
     ]
     prices = {"m": Price(input=3.0, output=15.0)}
     doc = answer_usage(outputs, prices, {"m": "m"}, ARMS)
