@@ -63,6 +63,17 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         metavar="<ref>",
         help="add the previous arm: each skill as it was at this git commit (compare.against)",
     )
+    p.add_argument(
+        "--base", metavar="<ref>", help="then compare the result file with the one at the merge base with <ref>"
+    )
+
+
+def _verify_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--base",
+        metavar="<ref>",
+        help="also compare the recorded scores with the result file at the merge base with <ref> (no model call)",
+    )
 
 
 def _triggers_options(p: argparse.ArgumentParser) -> None:
@@ -153,8 +164,9 @@ COMMANDS: tuple[Command, ...] = (
         "verify",
         "verify",
         "Without a model call: checks that the result file matches the current skills, evals and\n"
-        "config and records every skill READY, then runs the checks.",
-        _no_options,
+        "config and records every skill READY, then runs the checks. With --base <ref>, also compares\n"
+        "the recorded scores with the result file committed at <ref> (gate.previous, gate.minDelta).",
+        _verify_options,
         "skill_be.commands.verify",
     ),
     Command(

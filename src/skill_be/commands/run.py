@@ -17,7 +17,7 @@ from skill_be.commands.assembly import Parts, assemble, engine_settings, interru
 from skill_be.commands.common import warn
 from skill_be.commands.interrupted import keep_partial
 from skill_be.commands.pipeline import check_before_calls, drive, finish
-from skill_be.commands.run_files import RunFiles
+from skill_be.commands.run_files import RunFiles, base_of
 from skill_be.commands.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
 from skill_be.commands.trigger_setup import trigger_runs
 from skill_be.commands.versus import Versus, merged_extras, versus
@@ -30,6 +30,7 @@ from skill_be.project.loader import Project, load_project
 from skill_be.project.trigger_plan import check_triggers
 from skill_be.project.writable import check_run_folders
 from skill_be.reports.markdown import Header
+from skill_be.results.git_files import Base
 from skill_be.results.result_file import ResultEntry
 from skill_be.results.run_dir import RunDir
 
@@ -47,6 +48,7 @@ class Options:
     top_up: bool = False  # --top-up: engine/topup.py
     shard: str | None = None  # --shard K/N: results/shards.py
     against: str | None = None  # --against REF (or compare.against): the previous arm, commands/versus.py
+    base: str | None = None  # --base REF: compare the result file with REF's (results/with_base.py)
 
 
 def main(
@@ -63,8 +65,10 @@ def main(
     top_up: bool = False,
     shard: str | None = None,
     against: str | None = None,
+    base: str | None = None,
 ) -> int:
     options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard, against)
+    options = replace(options, base=base)  # issue 19: run --base
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
@@ -85,6 +89,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
             f"{shown(config.path)}) for the shards, or run unsharded",
             "run",
         )
+    base = base_of(project, options.base, options.shard)  # run --base: a ref git lacks stops here
     if options.dry_run:
         if against:
             print(f"Not in this plan: the previous arm (--against {against}) of each skill changed since then.")
@@ -93,7 +98,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     check_run_folders(config.name, config.results, config.result_file)
     costs = Costs(config)  # a bad pricing section stops the run before any call
     with versus(project, against) as arm:  # issue 19: the previous arm, commands/versus.py
-        return await _benchmark(project, options, settings, concurrency, junit, cache_on, costs, previous, arm)
+        return await _benchmark(project, options, settings, concurrency, junit, cache_on, costs, previous, arm, base)
 
 
 async def _benchmark(
@@ -106,6 +111,7 @@ async def _benchmark(
     costs: Costs,
     previous: Mapping[str, ResultEntry],
     against: Versus | None,
+    base: tuple[Path, Base] | None,
 ) -> int:
     config = project.config
     sharding = Sharding(project, options.shard, settings) if options.shard is not None else None
@@ -146,7 +152,7 @@ async def _benchmark(
             arms=against.arms if against else DEFAULT_ARMS, judge=against.judge if against else None,
         )  # fmt: skip
     files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
-    code = finish(project, files, junit)
+    code = finish(project, files, junit, said=files.compare_with_base(base))  # run --base: the comparison
     return sharding.finish(shard) if sharding and shard else code
 
 

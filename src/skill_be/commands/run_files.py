@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skill_be.checks import CheckOutcome
 from skill_be.engine.health import Health, skill_health
 from skill_be.engine.observations import Output
 from skill_be.engine.runner import SkillRun
+from skill_be.errors import UsageError
 from skill_be.project.loader import Project
 from skill_be.reports.errors import error_report, health_keys
 from skill_be.reports.gate import gate_reasons
@@ -19,7 +21,36 @@ from skill_be.results.result_file import ResultEntry, scores_of, write_result_fi
 from skill_be.results.run_dir import RunDir
 from skill_be.results.triggers import triggers_json
 
+if TYPE_CHECKING:
+    from skill_be.results.compare import Comparison
+    from skill_be.results.git_files import Base
+
 Extras = Callable[[SkillRun], tuple[list[str], dict[str, object]]]  # a skill's report lines, summary keys
+
+
+def base_of(project: Project, ref: str | None, shard: str | None) -> tuple[Path, Base] | None:
+    """`--base REF`, resolved before any call (results/with_base.py); not with a shard's partial result file."""
+    if ref is None:
+        return None
+    if shard is not None:
+        raise UsageError(
+            "--base and --shard cannot go together: compare after the merge (skill-be verify --base)", "run"
+        )
+    from skill_be.results.with_base import resolve_base
+
+    return resolve_base(project, ref)
+
+
+def usage_of(project: Project, run: SkillRun) -> dict[str, object] | None:
+    """The result file's `usage`: tokens and cost of one answer per arm, priced as the report prices them."""
+    from skill_be.adapters.registry import labels
+    from skill_be.engine.pricing import answer_usage
+    from skill_be.engine.prompts import BASELINE, WITH_SKILL
+
+    config = project.config
+    models = list(config.models)
+    ids = {label: e.id for e, label in zip(models, labels(models), strict=True)}
+    return answer_usage(run.outputs, dict(config.pricing), ids, {"baseline": BASELINE, "withSkill": WITH_SKILL})
 
 
 class HtmlInputs:
@@ -60,6 +91,7 @@ class RunFiles:
         self.errored: dict[str, Health] = {}  # issue 20: skills whose verdict is ERROR (engine/health.py)
         self.result_written = False  # issue 20: whether this run wrote the result file
         self.partial: dict[str, list[Output]] = {}  # issue 20: every output so far, for Ctrl-C (interrupted.py)
+        self.base: Comparison | None = None  # run --base: the page's base column (compare_with_base)
 
     def _file(self, skill: str, output: Output) -> Path | None:
         return self.run_dir.output_file(skill, output) if output.text is not None else None
@@ -111,6 +143,7 @@ class RunFiles:
             triggers=triggers_json(run.gate.trigger, calls=False) if run.gate.trigger else None,
             reps=self.header.reps,  # hook: issue 20, verify holds the run to the config's reps
             inputs=self.project.inputs(run.skill),  # hook: issue 20, verify names what changed
+            usage=usage_of(self.project, run),  # issue 19: tokens and cost against the base
         )
         self.summary(None)
         write_result_file(self.project.config.result_file, self.results)
@@ -124,8 +157,20 @@ class RunFiles:
         if self.html is not None:
             from skill_be.reports.html import render_html
 
-            self.run_dir.write_page("results.html", render_html(doc, self.html.texts, self.html.replies))
+            page = render_html(doc, self.html.texts, self.html.replies, self.base)
+            self.run_dir.write_page("results.html", page)
         return self.run_dir.write_summary(doc)
+
+    def compare_with_base(self, base: tuple[Path, Base] | None) -> list[str]:
+        """`run --base REF`, once the result file is written: the comparison of it with the base's
+        (results/with_base.py), kept for the page's base column; its terminal lines to print."""
+        if base is None:
+            return []
+        from skill_be.reports.comparison_text import comparison_lines
+        from skill_be.results.with_base import compare_project
+
+        self.base = compare_project(self.project, *base)
+        return comparison_lines(self.base)
 
     def written(self, summary: Path) -> list[Path]:
         """Every file the closing lines list, in order."""

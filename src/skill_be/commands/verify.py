@@ -1,8 +1,11 @@
-"""`skill-be verify`: the result file matches the project and records every skill READY; then the checks."""
+"""`skill-be verify`: the result file matches the project and records every skill READY; then the checks.
+With `--base REF`, also the free comparison with the result file committed at REF's merge base (no
+model call), and `gate.previous` / `gate.minDelta` on it."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skill_be.checks import run_checks
 from skill_be.commands.common import result_line, warn
@@ -12,10 +15,18 @@ from skill_be.reports import strings
 from skill_be.results.result_file import ResultFile, read_result_file
 from skill_be.results.staleness import short_of_config, what_changed
 
+if TYPE_CHECKING:
+    from skill_be.results.compare import Comparison
 
-def main(config_path: Path) -> int:
+
+def main(config_path: Path, base: str | None = None) -> int:
     project = load_project(config_path, warn=warn)
     result = read_result_file(project.config.result_file)
+    comparison = None
+    if base is not None:  # a ref git does not know stops here, before any line (results/with_base.py)
+        from skill_be.results.with_base import comparison_at
+
+        comparison = comparison_at(project, base)
     lines, ok = result_file_lines(project, result)
     for line in lines:
         print(line)
@@ -25,8 +36,34 @@ def main(config_path: Path) -> int:
             print(line)
         if outcome.blocks:
             blockers.append(outcome.blocker)
+    if comparison is not None:
+        lines, blocker = base_lines(project, result, comparison)
+        print("\n".join(lines))
+        blockers += [blocker] if blocker else []
     print(result_line(blockers))
     return 1 if blockers else 0
+
+
+def base_lines(project: Project, result: ResultFile | None, c: Comparison) -> tuple[list[str], str | None]:
+    """The comparison's lines, then what `gate.previous` and `gate.minDelta` decide on it, and the
+    blocker they add to the Result line (None when they block nothing)."""
+    from skill_be.reports.comparison_text import comparison_lines, rule_lines
+    from skill_be.results.compare import overall
+    from skill_be.results.gate_rules import blocking_rules, rule_outcomes
+
+    names = [s.name for s in project.skills]
+    entries = result.skills if result is not None else {}
+    # min delta reads this branch's recorded effect over no skill (None: an entry without scores)
+    effects = {
+        name: overall([(x.scenario, x.model, x.baseline, x.with_skill) for x in e.scores]) if e.scores else None
+        for name in names
+        if (e := entries.get(name)) is not None
+    }
+    outcomes = rule_outcomes(names, c.skills, effects, project.config.gate)
+    blocked = [name for name, o in outcomes.items() if o.blocks]
+    rules = " and ".join(blocking_rules(outcomes))
+    blocker = strings.RULES_BLOCKER.format(rules=rules, skills=", ".join(blocked)) if blocked else None
+    return [*comparison_lines(c), *rule_lines(outcomes)], blocker
 
 
 def result_file_lines(project: Project, result: ResultFile | None) -> tuple[list[str], bool]:

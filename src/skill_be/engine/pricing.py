@@ -8,6 +8,7 @@ with a 2,000-character answer. Where an adapter reports tokens, a real run uses 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -214,6 +215,33 @@ def cost_line(
         f"Cost (pricing in skill-be.yaml): baseline {_money(base)}, with skill {_money(skill)} "
         f"({'+' if skill >= base else '-'}{_money(abs(skill - base))} for the skill text).{note}"
     )
+
+
+def answer_usage(
+    outputs: Sequence[OutputLike], prices: Mapping[str, Price], ids: Mapping[str, str], arms: Mapping[str, str]
+) -> dict[str, object] | None:
+    """The result file's `usage` of one skill: per arm (`arms` maps its key there to the arm), the
+    answers counted and the mean input and output tokens of one answer, and its mean cost in USD when
+    every model under test has a price; whether any count is estimated. None when an arm has no
+    answer (every call failed): nothing to compare with."""
+    outputs = [o for o in outputs if o.arm in arms.values()]  # another arm (previous) is not the skill's cost
+    tokens, costs, estimated = arm_costs(outputs, prices, ids, list(arms.values()))
+    counts = Counter(o.arm for o in outputs if not (o.text is None and o.usage is None))
+    doc: dict[str, object] = {}
+    for key, arm in arms.items():
+        n = counts[arm]
+        if not n:
+            return None
+        entry: dict[str, object] = {
+            "answers": n,
+            "inputTokens": round(tokens[arm].input / n, 1),
+            "outputTokens": round(tokens[arm].output / n, 1),
+        }
+        cost = costs[arm]
+        if prices and cost is not None:
+            entry["costUsd"] = round(cost / n, 8)
+        doc[key] = entry
+    return {**doc, "estimated": estimated}
 
 
 # --- the dry run's plan ------------------------------------------------------------------------------

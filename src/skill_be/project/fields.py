@@ -191,6 +191,7 @@ def _list_of(what: str) -> Any:
 
 
 Number = Annotated[float, BeforeValidator(_number)]
+Amount = Annotated[float, Field(ge=0), BeforeValidator(_number)]  # a number of 0 or more (tokens, USD)
 Count = Annotated[int, Field(ge=0), BeforeValidator(_count)]
 Integer = Annotated[int, BeforeValidator(_integer)]
 AnyTextList = Annotated[list[AnyText], BeforeValidator(_list)]

@@ -6,6 +6,7 @@ the view's rows; pr_comment.py places them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -184,6 +185,55 @@ def rows_effect(tables: Sequence[Any]) -> tuple[Interval | None, bool]:
             low = low or min(b[1], s[1]) < LOW_SAMPLE_ANSWERS
             items.append((r.scenario, t.model, b, s))
     return overall(items), low
+
+
+def usage_line(base: Any, head: Any, base_name: str, ours: str = "this PR", dollar: str = "$") -> str | None:
+    """`Tokens: the skill adds +1,240 input tokens per answer (main: +980; this PR: +260) · cost
+    +$0.004 per answer (+$0.001)`, from the result files' `usage`; None when this side recorded none.
+    `dollar` is `\\$` in Markdown, where two dollars could open math."""
+    now = _extra(head)
+    if now is None:
+        return None
+    then = _extra(base)
+    tokens, cost = now
+    if then is None:
+        where = f"not recorded at {base_name}"
+    else:
+        where = f"{base_name}: {_count(then[0])}; {ours}: {_count(tokens - then[0])}"
+    line = f"Tokens: the skill adds {_count(tokens)} input tokens per answer ({where})"
+    if cost is not None:
+        line += f" · cost {_usd(cost, dollar)} per answer"
+        line += f" ({_usd(cost - then[1], dollar)})" if then is not None and then[1] is not None else ""
+    estimated = isinstance(head, dict) and head.get("estimated") is True
+    return line + (" (tokens estimated from characters)" if estimated else "")
+
+
+def _extra(usage: Any) -> tuple[float, float | None] | None:
+    """What the skill adds to one answer: input tokens, and cost when both arms are priced."""
+    if not isinstance(usage, dict):
+        return None
+    arms = [usage.get("baseline"), usage.get("withSkill")]
+    if not all(isinstance(a, dict) and _num(a.get("inputTokens")) for a in arms):
+        return None
+    b, w = arms
+    costs = [a.get("costUsd") for a in (b, w)]  # type: ignore[union-attr]
+    cost = costs[1] - costs[0] if all(_num(c) for c in costs) else None
+    return w["inputTokens"] - b["inputTokens"], cost  # type: ignore[index]
+
+
+def _num(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _count(x: float) -> str:
+    return f"{round(x):+,}"
+
+
+def _usd(x: float, dollar: str) -> str:
+    """A signed amount with two significant digits at least (a cent's hundredths per answer are common)."""
+    size = abs(x)
+    places = 2 if size >= 1 else min(8, max(3, 1 - math.floor(math.log10(size)))) if size else 3
+    return f"{'-' if x < 0 else '+'}{dollar}{size:,.{places}f}"
 
 
 def triggers_table(before: Any, after: Any, base: str) -> list[str]:

@@ -224,6 +224,8 @@ def _skill_details(view: GateView, s: SkillView) -> list[str]:
     is_open = " open" if s.ready is False or (change is not None and pr_changes.moved_skill(change)) else ""
     out = [f"<details{is_open}><summary><b>{html_text(s.name)}</b>: {_verdict(s)}</summary>", ""]
     if change is not None and view.comparison is not None:
+        tokens = pr_changes.usage_line(change.base_usage, change.head_usage, "base", dollar="\\$")
+        out += [tokens, ""] if tokens else []
         out += pr_changes.changes_table(change, view.comparison)
         out += pr_changes.triggers_table(
             change.base_triggers, change.head_triggers, pr_changes.base_name(view.comparison)

@@ -80,5 +80,6 @@ RESULT_BLOCKED = RESULT_PREFIX + "blocked by {blockers}"
 GATE_BLOCKER = "the release gate (NOT READY: {skills})"
 RESULT_ERROR = RESULT_PREFIX + "error, could not measure {causes}"
 RESULT_RULES_BLOCKED = RESULT_PREFIX + "blocked by gate.previous or gate.minDelta (NOT READY: {names})"
+RULES_BLOCKER = "{rules} against the base (NOT READY: {skills})"  # verify --base: gate.previous, gate.minDelta
 VERIFY_ALL_READY = "result file {name}: {n} skill(s) match their last run, every one READY"
 VERIFY_NOT_READY = '  - skill "{skill}": NOT READY at its last run ({date}): {why}; fix it and {rerun}'

@@ -66,6 +66,8 @@ class SkillChange(NamedTuple):
     head_ready: bool | None = None
     base_triggers: Any = None  # the result files' `triggers` sections, when recorded
     head_triggers: Any = None
+    base_usage: Any = None  # the result files' `usage` (tokens and cost per answer), when recorded
+    head_usage: Any = None
 
 
 class Comparison(NamedTuple):
@@ -117,6 +119,8 @@ def compare_skill(name: str, head: Any, base: Any, f: SkillFiles, files: Mapping
     triggers: dict[str, Any] = {
         "base_triggers": base.get("triggers") if isinstance(base, dict) else None,
         "head_triggers": head.get("triggers") if isinstance(head, dict) else None,
+        "base_usage": base.get("usage") if isinstance(base, dict) else None,
+        "head_usage": head.get("usage") if isinstance(head, dict) else None,
     }
     base_ready = bool(base.get("ready")) if isinstance(base, dict) else None
     head_ready = bool(head.get("ready")) if isinstance(head, dict) else None

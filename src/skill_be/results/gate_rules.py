@@ -21,12 +21,15 @@ verdict has no minDelta reason yet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from skill_be.engine.gate import min_delta_reason as min_delta_reason  # re-exported: the action reads it here
 from skill_be.engine.gate import signed_pp as _pp
+from skill_be.engine.stats import Interval
 from skill_be.results.compare import COMPARED, SkillChange, overall
+
+MIN_DELTA_PREFIX = "min delta: "  # how every `gate.minDelta` reason starts (engine/gate.py writes them)
 
 
 class RuleOutcome(NamedTuple):
@@ -71,6 +74,33 @@ def previous_rule(
         if reasons:
             out[c.name] = RuleOutcome(blocks=reasons) if mode == "block" else RuleOutcome(warnings=reasons)
     return out
+
+
+def rule_outcomes(
+    names: Sequence[str], changes: Mapping[str, SkillChange], effects: Mapping[str, Interval | None], gate: Any
+) -> dict[str, RuleOutcome]:
+    """Both rules for each named skill, as the gate config sets them: `gate.previous` on its change
+    against the base (`changes`), then `gate.minDelta` on its overall effect over no skill. `effects`
+    holds the effect of each skill that was measured (None: measured, but no scored line); a skill
+    not in it is left to `gate.previous` alone. The action (github/base_compare.py) and `verify
+    --base` both decide here."""
+    rule = str(getattr(gate, "rule", "strict"))
+    previous = previous_rule(list(changes.values()), str(getattr(gate, "previous", "warn")), rule)
+    out: dict[str, RuleOutcome] = {}
+    for name in names:
+        o = previous.get(name, RuleOutcome())
+        short = min_delta_reason(effects[name], getattr(gate, "min_delta", None), rule) if name in effects else None
+        o = o._replace(blocks=(*o.blocks, short)) if short else o
+        if o.blocks or o.warnings:
+            out[name] = o
+    return out
+
+
+def blocking_rules(outcomes: Mapping[str, RuleOutcome]) -> list[str]:
+    """The config keys whose rule blocked a skill: `gate.previous`, `gate.minDelta`, or both."""
+    reasons = [r for o in outcomes.values() for r in o.blocks]
+    by_min_delta = [r.startswith(MIN_DELTA_PREFIX) for r in reasons]
+    return [key for key, hit in (("gate.previous", not all(by_min_delta)), ("gate.minDelta", any(by_min_delta))) if hit]
 
 
 def _rate_f(counts: tuple[int, int]) -> float:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from skill_be.project.fields import (
+    Amount,
     AnyText,
     Count,
     Flag,
@@ -39,6 +40,23 @@ class ScoreModel(Record):
     with_skill: ArmCount = Field(alias="withSkill")
 
 
+class ArmUsage(Record):
+    answers: Count = Field(description="the arm's answers counted (failed calls left out)")
+    input_tokens: Amount = Field(alias="inputTokens", description="mean input tokens of one answer")
+    output_tokens: Amount = Field(alias="outputTokens", description="mean output tokens of one answer")
+    cost_usd: Amount | None = Field(
+        None, alias="costUsd", description="mean cost of one answer in USD, when the config prices the models"
+    )
+
+
+class UsageModel(Record):
+    """What one answer costs in each arm, over every model under test (skill-be, issue 19)."""
+
+    baseline: ArmUsage
+    with_skill: ArmUsage = Field(alias="withSkill")
+    estimated: Flag = Field(description="some counts are estimated from characters (the adapter reported none)")
+
+
 class ResultEntryModel(Record):
     date: Text = Field(description="the day of the skill's last run, YYYY-MM-DD")
     fingerprint: Text = Field(description="SHA-256 over the skill's SKILL.md, eval file, config (and tests)")
@@ -56,6 +74,9 @@ class ResultEntryModel(Record):
     reps: Count | None = Field(None, description="the reps per arm the run made (skill-be, issue 20)")
     inputs: MapOf(Text) | None = Field(  # type: ignore[valid-type]
         None, description="each part of a v2 fingerprint and its hash, for verify to name what changed (issue 20)"
+    )
+    usage: UsageModel | None = Field(
+        None, description="tokens and cost of one answer per arm, for the comparison with the base (issue 19)"
     )
 
 

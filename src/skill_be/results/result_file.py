@@ -55,6 +55,7 @@ class ResultEntry(NamedTuple):
     triggers: Mapping[str, object] | None = None  # trigger evals' scores (results/triggers.py), no calls
     reps: int | None = None  # issue 20: the reps it ran with; None in older files (verify skips the check)
     inputs: Mapping[str, str] | None = None  # issue 20: each fingerprint part's hash (project/fingerprint.py v2)
+    usage: Mapping[str, object] | None = None  # issue 19: tokens and cost per answer (engine/pricing.answer_usage)
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {
@@ -75,6 +76,8 @@ class ResultEntry(NamedTuple):
             doc["reps"] = self.reps
         if self.inputs is not None:
             doc["inputs"] = dict(sorted(self.inputs.items()))
+        if self.usage is not None:
+            doc["usage"] = dict(self.usage)
         return doc
 
 
@@ -140,9 +143,12 @@ _ENTRY_KEYS = (
     "triggers",
     "reps",
     "inputs",
+    "usage",
 )
 _SCORE_KEYS = ("model", "scenario", "line", "kind", "critical", "baseline", "withSkill")
 _ARM_KEYS = ("passed", "total")
+_USAGE_KEYS = ("baseline", "withSkill", "estimated")
+_USAGE_ARM_KEYS = ("answers", "inputTokens", "outputTokens", "costUsd")
 
 
 def _no_unknown_keys(d: Any, name: str, places: Any) -> None:
@@ -163,6 +169,10 @@ def _no_unknown_keys(d: Any, name: str, places: Any) -> None:
             check(score, _SCORE_KEYS, ["skills", skill, "scores", i])
             for arm in ("baseline", "withSkill"):
                 check(score[arm], _ARM_KEYS, ["skills", skill, "scores", i, arm])
+        if entry.get("usage") is not None:
+            check(entry["usage"], _USAGE_KEYS, ["skills", skill, "usage"])
+            for arm in ("baseline", "withSkill"):
+                check(entry["usage"][arm], _USAGE_ARM_KEYS, ["skills", skill, "usage", arm])
 
 
 def _model() -> type[BaseModel]:
@@ -185,6 +195,7 @@ def _entry(e: Mapping[str, Any]) -> ResultEntry:
         triggers=e.get("triggers"),
         reps=e.get("reps"),
         inputs=e.get("inputs"),
+        usage=e.get("usage"),
     )
 
 
