@@ -418,3 +418,28 @@ def test_the_gate_word_rule_sees_each_way_in(tmp_path: Path) -> None:
     # the control: prose in a docstring, and other words, are fine
     (tmp_path / "m.py").write_text('"""Every skill is READY."""\nx = "already"\ny = "ready"\n')
     assert gate_words(tmp_path / "m.py") == []
+
+
+MAX_FUNCTION_LINES = 60  # issue 22: a function a reader takes in at once
+
+
+def long_functions(src: Path = SRC, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """Every function (methods and nested ones included) longer than `limit` lines, decorators left out."""
+    out = []
+    for path in sorted(src.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                if size > limit:
+                    out.append(f"{path.relative_to(src)}:{node.lineno} {node.name} ({size} lines)")
+    return out
+
+
+def test_no_function_is_longer_than_60_lines() -> None:
+    assert long_functions() == []
+
+
+def test_the_function_length_rule_sees_a_long_one(tmp_path: Path) -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(61))
+    (tmp_path / "m.py").write_text(f"class C:\n    def f(self) -> None:\n    {body.replace(chr(10), chr(10) + '    ')}\n")
+    assert long_functions(tmp_path) == ["m.py:2 f (62 lines)"]

@@ -4,7 +4,7 @@ plus the answers and grader replies. A pure function; jinja2 escapes every answe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_be import __version__
 from skill_be.engine.stats import wilson
@@ -13,6 +13,9 @@ from skill_be.reports.agent import agent_view
 from skill_be.reports.pr_changes import marker
 from skill_be.reports.quote import html_text, one_line
 from skill_be.results.compare import COMPARED, Comparison
+
+if TYPE_CHECKING:
+    import jinja2  # imported when a page is rendered: start-up stays fast
 
 
 def render_html(
@@ -23,39 +26,8 @@ def render_html(
 ) -> str:
     """`texts` maps an output's file (as in summary.json) to its answer, `replies` to its grader
     replies; `base`, a comparison with the base branch's result file, adds a column per line."""
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("skill_be.reports", "templates"),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    # Text from the answer's side (errors, notes, test names) is data: one line, escaped, in a
-    # <code class="quoted">, never markup of the page's own (a forged verdict, a <details>).
-    env.filters["oneline"] = one_line
-    env.filters["quoted"] = _quoted
-    skills = []
-    for name, s in summary["skills"].items():
-        scenarios = []
-        for sc in s["scenarios"]:
-            models = []
-            for label, m in sc["models"].items():
-                outputs = []
-                for o in m["outputs"]:
-                    key = o["file"] or f"{name}/{sc['id']}/{label}/{o['rep']}/{o['arm']}"
-                    got = replies.get(key, [])
-                    gradings = [{**g, "reply": got[i] if i < len(got) else ""} for i, g in enumerate(o["gradings"])]
-                    agent = agent_view(o, name, sc["id"], label)  # reports/agent.py: agent scenarios
-                    outputs.append({**o, "text": texts.get(key), "gradings": gradings, "agent": agent})
-                lines = [
-                    {**line, **_bars(line), "vsBase": _vs_base(base, name, sc["id"], label, line)}
-                    for line in m["lines"]
-                ]
-                models.append({"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))})
-            scenarios.append({**sc, "models": models})
-        skills.append({"name": name, **s, "scenarios": scenarios, "moved": _moved(s.get("effect")), "why": _why(s)})
+    env = _environment()
+    skills = [_skill(name, s, texts, replies, base) for name, s in summary["skills"].items()]
     ready = all(s["ready"] for s in skills)
     grader = summary.get("grader")
     graded = any(s["graded"] for s in skills)
@@ -77,6 +49,50 @@ def render_html(
         version=__version__,
         base_name=base.label.split(" at ")[0] if base is not None and base.skills else "",
     )
+
+
+def _environment() -> jinja2.Environment:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("skill_be.reports", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    # Text from the answer's side (errors, notes, test names) is data: one line, escaped, in a
+    # <code class="quoted">, never markup of the page's own (a forged verdict, a <details>).
+    env.filters["oneline"] = one_line
+    env.filters["quoted"] = _quoted
+    return env
+
+
+def _skill(
+    name: str,
+    s: Mapping[str, Any],
+    texts: Mapping[str, str],
+    replies: Mapping[str, list[str]],
+    base: Comparison | None,
+) -> dict[str, Any]:
+    """One skill of summary.json as the template shows it: each output with its answer and replies."""
+    scenarios = []
+    for sc in s["scenarios"]:
+        models = []
+        for label, m in sc["models"].items():
+            outputs = []
+            for o in m["outputs"]:
+                key = o["file"] or f"{name}/{sc['id']}/{label}/{o['rep']}/{o['arm']}"
+                got = replies.get(key, [])
+                gradings = [{**g, "reply": got[i] if i < len(got) else ""} for i, g in enumerate(o["gradings"])]
+                agent = agent_view(o, name, sc["id"], label)  # reports/agent.py: agent scenarios
+                outputs.append({**o, "text": texts.get(key), "gradings": gradings, "agent": agent})
+            lines = [
+                {**line, **_bars(line), "vsBase": _vs_base(base, name, sc["id"], label, line)} for line in m["lines"]
+            ]
+            models.append({"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))})
+        scenarios.append({**sc, "models": models})
+    return {"name": name, **s, "scenarios": scenarios, "moved": _moved(s.get("effect")), "why": _why(s)}
 
 
 def _vs_base(base: Comparison | None, skill: str, scenario: str, model: str, line: Mapping[str, Any]) -> Any:
