@@ -441,5 +441,7 @@ def test_no_function_is_longer_than_60_lines() -> None:
 
 def test_the_function_length_rule_sees_a_long_one(tmp_path: Path) -> None:
     body = "\n".join(f"    x{i} = {i}" for i in range(61))
-    (tmp_path / "m.py").write_text(f"class C:\n    def f(self) -> None:\n    {body.replace(chr(10), chr(10) + '    ')}\n")
+    (tmp_path / "m.py").write_text(
+        f"class C:\n    def f(self) -> None:\n    {body.replace(chr(10), chr(10) + '    ')}\n"
+    )
     assert long_functions(tmp_path) == ["m.py:2 f (62 lines)"]

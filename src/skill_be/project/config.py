@@ -238,6 +238,8 @@ def _gate(d: Mapping[str, Any]) -> GateConfig:
             "blockOnErrors": "block_on_errors", "rule": "rule", "inconclusive": "inconclusive",
             "topUpReps": "top_up_reps", "previous": "previous", "errorVerdict": "error_verdict"}  # fmt: skip
     kw: dict[str, Any] = {attr: d[key] for key, attr in keys.items() if key in d}
+    if kw.get("previous") is False:  # YAML's bare `off` (project/models.py GateModel._off)
+        kw["previous"] = "off"
     if "margin" in d:
         kw["margin"] = float(d["margin"])
     if d.get("trigger"):

@@ -169,6 +169,12 @@ class GateModel(Strict):
             fail(f"must be at most 100 percentage points, not {value:g}")
         return value
 
+    @field_validator("previous", mode="before")
+    @classmethod
+    def _off(cls, value: object) -> object:
+        """YAML 1.1 reads a bare `off` as false: `previous: off` means "off"."""
+        return "off" if value is False else value
+
     @field_validator("min_delta")
     @classmethod
     def _within_100(cls, value: float | None) -> float | None:

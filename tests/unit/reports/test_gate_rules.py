@@ -67,6 +67,11 @@ def test_config_keys_are_checked(tmp_path: Path) -> None:
     gate = load_config(ok).gate
     assert gate.min_delta == 5.0 and gate.previous == "block"
     assert load_config(_write(tmp_path, base)).gate.previous == "warn"
+    # YAML 1.1 reads a bare `off` as false; quoted or not, it means off
+    assert load_config(_write(tmp_path, base + "gate:\n  previous: off\n")).gate.previous == "off"
+    assert load_config(_write(tmp_path, base + 'gate:\n  previous: "off"\n')).gate.previous == "off"
+    with pytest.raises(ConfigError, match=r"gate\.previous"):
+        load_config(_write(tmp_path, base + "gate:\n  previous: on\n"))  # true is no value of it
     with pytest.raises(ConfigError, match=r"gate\.previous"):
         load_config(_write(tmp_path, base + "gate:\n  previous: sometimes\n"))
     with pytest.raises(ConfigError, match=r"gate\.minDelta: must be between -100 and 100"):
