@@ -20,8 +20,8 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
+from skill_be.commands.run_files import Extras
 from skill_be.engine.arms import DEFAULT_ARMS, Arm, Then, previous_arm
 from skill_be.engine.gate import with_rules
 from skill_be.engine.prompts import PREVIOUS
@@ -78,7 +78,7 @@ class Versus:
         """The skill's comparison with its previous version, and `gate.previous` on it."""
         name = run.skill.name
         t = self.then[name]
-        labels = sorted({o.model for o in run.outputs}, key=[o.model for o in run.outputs].index)
+        labels = list(dict.fromkeys(o.model for o in run.outputs))  # the models, in the run's order
         change = previous_change(run.skill, t.skill, run.lines, labels, run.outputs, run.gate.ready, self.short)
         self.changes[name] = change
         gate = self.project.config.gate
@@ -128,7 +128,7 @@ def versus(project: Project, ref: str | None) -> Iterator[Versus | None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def merged_extras(*parts: Any) -> Any:
+def merged_extras(*parts: Extras) -> Extras:
     """Report lines and summary keys from several sources, in order."""
 
     def extras(run: SkillRun) -> tuple[list[str], dict[str, object]]:
