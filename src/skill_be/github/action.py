@@ -200,15 +200,7 @@ def build_view(
         skills = gather.skills_from_result_file(written.result_file, names, changed, evals, ctx.workspace, cwd)
         models = tuple(dict.fromkeys(m for e in entries.values() for m in e.models))
     checks, problems = gather.checks_of(written.checks, cwd, ctx.workspace)
-    comparison = None
-    if written.summary is not None and inputs.command == "run":  # the previous arm's, when it ran
-        from skill_be.github.previous_arm import previous_comparison
-
-        comparison = previous_comparison({n: {"previous": s.previous} for n, s in written.summary.skills.items()})
-    if comparison is None and ctx.base is not None and project is not None and inputs.command in ("verify", "run"):
-        from skill_be.github.base_compare import compare_with_base
-
-        comparison = compare_with_base(project, cwd, *ctx.base)
+    comparison = _comparison(inputs, ctx, cwd, project, written)
     view = GateView(
         command=inputs.command,
         result=_result(done, _blocked(written, skills)),
@@ -233,6 +225,22 @@ def build_view(
 
         view = apply_rules(view, project.config.gate)  # gate.previous, gate.minDelta
     return view, written.run_dir
+
+
+def _comparison(inputs: Inputs, ctx: Context, cwd: Path, project: Any, written: Written) -> Any:
+    """What the comment compares with: the run's previous arm when it had one (with the base's trigger
+    rates and token use beside it), else the base branch's committed result file."""
+    base = None
+    if ctx.base is not None and project is not None and inputs.command in ("verify", "run"):
+        from skill_be.github.base_compare import compare_with_base
+
+        base = compare_with_base(project, cwd, *ctx.base)
+    if written.summary is None or inputs.command != "run":
+        return base
+    from skill_be.github.previous_arm import previous_comparison, with_base_sides
+
+    previous = previous_comparison({n: {"previous": s.previous} for n, s in written.summary.skills.items()})
+    return base if previous is None else with_base_sides(previous, base)
 
 
 def _changed(project: Any, skill: Any, entries: Mapping[str, Any]) -> bool:

@@ -88,3 +88,24 @@ def _line(x: Mapping[str, Any]) -> LineChange:
         reps_to_decide=reps_to_decide_line(base, head) if base is not None and interval is not None else None,
         why=str(x.get("why", "")),
     )
+
+
+def with_base_sides(previous: Comparison, base: Comparison | None) -> Comparison:
+    """The previous arm's comparison with what only the base's result file records: trigger rates
+    before and after, and the skill's token use (the previous arm runs no trigger calls)."""
+    if base is None:
+        return previous
+    changes = {}
+    for name, change in previous.skills.items():
+        b = base.skills.get(name)
+        changes[name] = (
+            change
+            if b is None
+            else change._replace(
+                base_triggers=b.base_triggers,
+                head_triggers=b.head_triggers,
+                base_usage=b.base_usage,
+                head_usage=b.head_usage,
+            )
+        )
+    return previous._replace(skills=changes)
