@@ -48,8 +48,6 @@ SKILL = SkillToInstall(
 # The wire format each CLI is pointed at (as in tests/integration/agents): pi and opencode speak the
 # OpenAI chat-completions one here, whose base URL ends in /v1.
 PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai"}
-# The memory each box gets: opencode alone takes about 600 MB per call (FACTS.md).
-MEMORY_MB = 2048
 
 
 @pytest.fixture(scope="module")
@@ -118,12 +116,13 @@ def tls(tmp_path_factory: pytest.TempPathFactory, server: Any, canary: Canary) -
 @pytest.fixture(scope="module")
 def box(client: Any, server: Any, tls: tuple[str, bytes]) -> Iterator[DockerSandbox]:
     # One proxy for the three CLIs and both ways: one tunnel (every http endpoint is the same host and
-    # port) and CONNECT to the TLS front.
+    # port) and CONNECT to the TLS front. The boxes get the limits a user gets (2 GB: opencode alone
+    # takes about 600 MB).
     plan = plan_for([endpoint(url, cli) for cli in PROVIDER for url in (server.base_url, tls[0])])
     assert len(plan.tunnels) == 1 and plan.allow == (tls[0].removeprefix("https://"),)
     proxy = EgressProxy(client, IMAGE, plan)
     proxy.start()
-    box = DockerSandbox(DockerBoxes(client, IMAGE, BoxLimits(memory_mb=MEMORY_MB), proxy), plan)
+    box = DockerSandbox(DockerBoxes(client, IMAGE, BoxLimits(), proxy), plan)
     yield box
     box.close()
     assert proxy.refused() == []  # no CLI asked the proxy for any other host
