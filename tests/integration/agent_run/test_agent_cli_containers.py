@@ -1,0 +1,188 @@
+"""The real agent CLIs (Claude Code, pi, opencode: the pinned versions in skill-be's image) as agents,
+each in its container, behind one egress proxy, against one scripted tool-use model
+(tests/support/agent_model_server.py) on this machine: the skill is offered and loaded in the
+with-skill arm and not in the baseline (by the transcript and by what reached the model), the files
+the agent wrote (its write tool and its shell tool) come back, and a check passes and fails.
+
+Both ways out of the container are taken by each CLI: the with-skill arm calls the model over http
+(a local server: the proxy's fixed tunnel, the base URL rewritten to the relay's port), the baseline
+over https (a hosted provider: HTTP CONNECT through HTTPS_PROXY, TLS end to end, to a TLS front of
+the same server on Docker's bridge gateway, which only the proxy on the host's network reaches)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import pytest
+from tests.integration.agent_run.conftest import IMAGE, Canary
+
+from skill_be.agents.base import AgentDriver, AgentLimits, AgentSetup, Launch, ModelEndpoint, SkillToInstall, Transcript
+from skill_be.agents.container import BoxLimits, DockerBoxes, DockerSandbox
+from skill_be.agents.egress import EgressProxy, plan_for
+from skill_be.agents.registry import driver
+from skill_be.agents.workspace import git_repo
+from skill_be.commands.agent_parts import IMAGE_PATH
+
+SUPPORT = Path(__file__).resolve().parents[2] / "support"
+sys.path.insert(0, str(SUPPORT))
+import agent_model_server as ams  # noqa: E402  (the folder is put on sys.path just above)
+
+KEY = "sk-agent-test-key-container"
+BODY = "GREET-BODY: write hello."
+SKILL = SkillToInstall(
+    "greet",
+    "Greets people in files. Use when asked to greet.",
+    {
+        "SKILL.md": f"---\nname: greet\ndescription: Greets people in files. Use when asked to greet.\n---\n{BODY}\n".encode()
+    },
+)
+# The wire format each CLI is pointed at (as in tests/integration/agents): pi and opencode speak the
+# OpenAI chat-completions one here, whose base URL ends in /v1.
+PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    s = ams.AgentServer(str(tmp_path_factory.mktemp("agent-model")), netns=False)
+    yield s
+    s.stop()
+
+
+def endpoint(base_url: str, cli: str, key: str | None = None) -> ModelEndpoint:
+    provider = PROVIDER[cli]
+    return ModelEndpoint(
+        "agent-mock", provider, base_url=base_url + ("/v1" if provider == "openai" else ""), api_key=key
+    )
+
+
+def _pipe(src: socket.socket, dst: socket.socket) -> None:
+    try:
+        while data := src.recv(65536):
+            dst.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+
+@pytest.fixture(scope="module")
+def tls(tmp_path_factory: pytest.TempPathFactory, server: Any, canary: Canary) -> Iterator[tuple[str, bytes]]:
+    """The model server behind TLS (a self-signed certificate for the gateway's address) on Docker's
+    bridge gateway: (its https URL, the certificate the CLIs are told to trust)."""
+    folder = tmp_path_factory.mktemp("tls")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=skill-be-test",
+         "-addext", f"subjectAltName=IP:{canary.host}", "-keyout", str(folder / "key.pem"),
+         "-out", str(folder / "cert.pem")],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    listener = socket.create_server((canary.host, 0))
+
+    def front(conn: socket.socket) -> None:
+        try:
+            inner = context.wrap_socket(conn, server_side=True)
+            up = socket.create_connection(("127.0.0.1", server.port))
+        except OSError:
+            return
+        threading.Thread(target=_pipe, args=(inner, up), daemon=True).start()
+        _pipe(up, inner)
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=front, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield f"https://{canary.host}:{listener.getsockname()[1]}", (folder / "cert.pem").read_bytes()
+    listener.close()
+
+
+@pytest.fixture(scope="module")
+def box(client: Any, server: Any, tls: tuple[str, bytes]) -> Iterator[DockerSandbox]:
+    # One proxy for the three CLIs and both ways: one tunnel (every http endpoint is the same host and
+    # port) and CONNECT to the TLS front. The boxes get the limits a user gets (2 GB: opencode alone
+    # takes about 600 MB).
+    plan = plan_for([endpoint(url, cli) for cli in PROVIDER for url in (server.base_url, tls[0])])
+    assert len(plan.tunnels) == 1 and plan.allow == (tls[0].removeprefix("https://"),)
+    proxy = EgressProxy(client, IMAGE, plan)
+    proxy.start()
+    box = DockerSandbox(DockerBoxes(client, IMAGE, BoxLimits(), proxy), plan)
+    yield box
+    box.close()
+    assert proxy.refused() == []  # no CLI asked the proxy for any other host
+    proxy.close()
+
+
+class Trusting:
+    """A driver whose CLI trusts the test's certificate, as a user behind a TLS-intercepting proxy
+    would make it (Node and Bun, which runs opencode and Claude Code, read NODE_EXTRA_CA_CERTS)."""
+
+    def __init__(self, inner: AgentDriver, cert: bytes) -> None:
+        self.inner, self.cert, self.name = inner, cert, inner.name
+
+    def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
+        launch = self.inner.prepare(setup, workspace, home)
+        env = {**launch.env, "NODE_EXTRA_CA_CERTS": str(home / "test-ca.pem")}
+        return replace(launch, env=env, files={**launch.files, home / "test-ca.pem": self.cert})
+
+    def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
+        return self.inner.parse(stdout, setup)
+
+
+def setup(base_url: str, cli: str, skills: tuple[SkillToInstall, ...]) -> AgentSetup:
+    return AgentSetup(
+        "Greet the team in a file.",
+        endpoint(base_url, cli, KEY),
+        skills,
+        limits=AgentLimits(max_turns=8, timeout_seconds=120),
+    )
+
+
+@pytest.mark.parametrize("cli", tuple(PROVIDER))
+def test_the_cli_acts_in_its_container_with_and_without_the_skill(
+    box: DockerSandbox, server: Any, tls: tuple[str, bytes], cli: str
+) -> None:
+    server.agent(skill="greet", load="offered", write={"path": "out.txt", "content": "hello team"},
+                 command="echo ran > ran.txt", final="DONE")  # fmt: skip
+    agent = Trusting(driver(cli, path=IMAGE_PATH), tls[1])
+    files = git_repo({"README.md": b"# team\n"})
+    runs = {}
+    for arm, skills, url in (("with-skill", (SKILL,), server.base_url), ("baseline", (), tls[0])):
+        server.reset()
+        s = setup(url, cli, skills)
+        run = box.run_agent(agent, s, files)
+        assert run.error is None and run.exit == "0", (run.stderr[-2000:], run.stdout[-2000:])
+        # What the model saw: the skill named in every agent turn of this arm, its body only once loaded.
+        log = [e for e in server.agent_log() if e["cli"] == cli]
+        seen = "\n".join(r["body"] for r in server.model_calls())
+        runs[arm] = (run, agent.parse(run.stdout, s), log, seen)
+    run, t, log, seen = runs["with-skill"]
+    assert t.error is None and t.final_message == "DONE", (t.error, run.stderr[-2000:])
+    assert "greet" in (t.skills_offered or []) and "greet" in t.skills_loaded
+    assert log and all(e["offered"] for e in log) and BODY in seen
+    assert (
+        run.workspace is not None and run.workspace["out.txt"] == b"hello team" and run.workspace["ran.txt"] == b"ran\n"
+    )
+    run, t, log, seen = runs["baseline"]
+    assert t.error is None and t.final_message == "DONE", (t.error, run.stderr[-2000:])
+    assert "greet" not in (t.skills_offered or []) and t.skills_loaded == {}
+    assert log and not any(e["offered"] for e in log) and BODY not in seen
+    assert run.workspace is not None and run.workspace["out.txt"] == b"hello team"
+    rows, error = box.run_checks(run.workspace, {}, [("out", "grep -q hello out.txt"), ("nope", "test -f nope")], 30)
+    assert error is None and [r.exit for r in rows] == ["0", "1"]
