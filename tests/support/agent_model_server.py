@@ -289,21 +289,9 @@ def main(argv: list[str] | None = None) -> int:
 class AgentServer(mms.MockServer):
     """The test's handle: MockServer's, started from this program, plus the agent script and log."""
 
-    def __init__(self, workdir: str, netns: bool) -> None:
-        import subprocess
-
-        self.netns = netns
-        self.control = os.path.join(workdir, "agent-control.sock")
-        argv = [sys.executable, os.path.abspath(__file__), "--control", self.control]
-        if netns:
-            argv = ["unshare", "--net", "--", *argv, "--lo-up"]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        if not line.strip():
-            raise RuntimeError(f"the agent model server did not start (exit {self.proc.poll()})")
-        self.port = int(line)
-        self.base_url = f"http://127.0.0.1:{self.port}"
+    program = os.path.abspath(__file__)
+    socket_name = "agent-control.sock"
+    what = "agent model server"
 
     def agent(self, **script: Any) -> None:
         self._call("POST", "/__mock/agent", script)

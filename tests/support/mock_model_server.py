@@ -356,10 +356,14 @@ class MockServer:
     """The test's handle on a mock server process; with `netns`, it runs in a network namespace that has
     only loopback (unshare -n, needs root), and `wrap` makes a CLI run inside the same namespace."""
 
+    program = os.path.abspath(__file__)  # the server program a subclass runs instead
+    socket_name = "mock-control.sock"
+    what = "mock model server"
+
     def __init__(self, workdir: str, netns: bool) -> None:
         self.netns = netns
-        self.control = os.path.join(workdir, "mock-control.sock")
-        argv = [sys.executable, os.path.abspath(__file__), "--control", self.control]
+        self.control = os.path.join(workdir, self.socket_name)
+        argv = [sys.executable, self.program, "--control", self.control]
         if netns:
             argv = ["unshare", "--net", "--", *argv, "--lo-up"]
         import subprocess
@@ -368,7 +372,7 @@ class MockServer:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if not line.strip():
-            raise RuntimeError(f"the mock model server did not start (exit {self.proc.poll()})")
+            raise RuntimeError(f"the {self.what} did not start (exit {self.proc.poll()})")
         self.port = int(line)
         self.base_url = f"http://127.0.0.1:{self.port}"
 
