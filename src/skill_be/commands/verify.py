@@ -49,15 +49,16 @@ def base_lines(project: Project, result: ResultFile | None, c: Comparison) -> tu
     blocker they add to the Result line (None when they block nothing)."""
     from skill_be.reports.comparison_text import comparison_lines, rule_lines
     from skill_be.results.compare import overall
-    from skill_be.results.gate_rules import blocking_rules, rule_outcomes
+    from skill_be.results.gate_rules import MIN_DELTA_PREFIX, blocking_rules, rule_outcomes
 
     names = [s.name for s in project.skills]
     entries = result.skills if result is not None else {}
-    # min delta reads this branch's recorded effect over no skill (None: an entry without scores)
+    # min delta reads this branch's recorded effect over no skill (None: an entry without scores),
+    # unless the run that recorded it decided it already (engine/gate.py)
     effects = {
         name: overall([(x.scenario, x.model, x.baseline, x.with_skill) for x in e.scores]) if e.scores else None
         for name in names
-        if (e := entries.get(name)) is not None
+        if (e := entries.get(name)) is not None and not any(r.startswith(MIN_DELTA_PREFIX) for r in e.reasons)
     }
     outcomes = rule_outcomes(names, c.skills, effects, project.config.gate)
     blocked = [name for name, o in outcomes.items() if o.blocks]
