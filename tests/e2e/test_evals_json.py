@@ -16,10 +16,12 @@ prompt = sys.stdin.read()
 print("Resolved 09:14-09:41 UTC. " + ("Saw the attached CSV." if "File `evals/files/log.csv`" in prompt else ""))
 """
 # Says YES to every criterion it is given and records the prompt, so the test can read what it saw.
-GRADER = """import re, sys, pathlib
+# Gradings run at once: each appends under a lock (a read-then-write lost the others' prompts).
+GRADER = """import fcntl, re, sys, pathlib
 prompt = sys.stdin.read()
-log = pathlib.Path(__file__).with_name("grader-prompts.txt")
-log.write_text(log.read_text() + prompt + "\\n=====\\n" if log.exists() else prompt + "\\n=====\\n")
+with open(pathlib.Path(__file__).with_name("grader-prompts.txt"), "a") as log:
+    fcntl.flock(log, fcntl.LOCK_EX)
+    log.write(prompt + "\\n=====\\n")
 head = prompt.rpartition("<answer>")[0].split("Criteria:")[1].split("What a good answer looks like")[0]
 n = len(re.findall(r"^\\d+\\. ", head, re.M))
 print("VERDICTS:\\n" + "\\n".join(f"{i}: YES" for i in range(1, n + 1)))
