@@ -20,7 +20,9 @@ function pythonTuple(name) {
 
 test('the request fields are the ones protocol.py writes', () => {
   assert.deepEqual(pythonTuple('REQUEST_FIELDS'), [...REQUEST_FIELDS]);
-  const body = PROTOCOL.slice(PROTOCOL.indexOf('request = {'), PROTOCOL.indexOf('}', PROTOCOL.indexOf('request = {')));
+  const start = PROTOCOL.indexOf('{', PROTOCOL.indexOf('def _request('));
+  assert.ok(PROTOCOL.includes('def _request(') && start > 0, 'protocol.py builds the request in _request');
+  const body = PROTOCOL.slice(start, PROTOCOL.indexOf('}', start));
   const written = [...body.matchAll(/^\s+"([A-Za-z]+)":/gm)].map((x) => x[1]);
   assert.deepEqual(written, [...REQUEST_FIELDS]);
 });
