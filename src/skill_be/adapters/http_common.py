@@ -68,6 +68,10 @@ class HttpAdapter:
                 raise entry.where.key("temperature").error(f"must be a number from 0 to 2, not {temp!r}")
             self.temperature = float(temp)
         self._ssl: ssl.SSLContext | None = None
+        # One client per event loop, kept across calls: its connections stay open between calls, so
+        # a run pays one TCP (and TLS) handshake per connection, not one per call. A client belongs
+        # to the loop that made it; a command runs one loop, and `aclose` ends it (commands/assembly.py).
+        self._pool: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
 
     # -- credentials ------------------------------------------------------------------------------
     def key_required(self) -> bool:
@@ -94,11 +98,22 @@ class HttpAdapter:
     def _client(self) -> httpx.AsyncClient:
         import httpx
 
+        loop = asyncio.get_running_loop()
+        if self._pool is not None and self._pool[0] is loop and not self._pool[1].is_closed:
+            return self._pool[1]
         if self._ssl is None:
             # Built once: loading the CA bundle costs tens of milliseconds, and a client builds one
             # even for http:// unless it is handed one.
             self._ssl = httpx.create_ssl_context()
-        return httpx.AsyncClient(verify=self._ssl, timeout=None, follow_redirects=False)
+        client = httpx.AsyncClient(verify=self._ssl, timeout=None, follow_redirects=False)
+        self._pool = (loop, client)
+        return client
+
+    async def aclose(self) -> None:
+        """Close the kept connections (the command's end; a later call opens new ones)."""
+        pool, self._pool = self._pool, None
+        if pool is not None and pool[0] is asyncio.get_running_loop():
+            await pool[1].aclose()
 
     async def post(self, url: str, headers: Mapping[str, str], body: object, timeout_seconds: float) -> object:
         """The JSON body of a 2xx answer. 429 and 5xx are retried (at most MAX_ATTEMPTS tries) after the
@@ -108,7 +123,8 @@ class HttpAdapter:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_seconds
         try:
-            async with asyncio.timeout(timeout_seconds), self._client() as client:
+            client = self._client()
+            async with asyncio.timeout(timeout_seconds):
                 for attempt in range(MAX_ATTEMPTS):
                     response = await client.post(url, json=body, headers=dict(headers))
                     status = response.status_code

@@ -177,3 +177,12 @@ async def assemble(
         yield Parts(project, redactor, under_test, judge, classify, tests)
     finally:
         await close_tests()
+        await close_adapters([*under_test, *([judge] if judge else []), *([classify] if classify else [])])
+
+
+async def close_adapters(models: Sequence[Model]) -> None:
+    """End what the adapters keep between calls (an HTTP adapter's open connections)."""
+    for m in models:
+        close = getattr(m.adapter, "aclose", None)
+        if close is not None:
+            await close()
