@@ -9,6 +9,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -349,9 +350,16 @@ export const result = async () => {
 };"""
 
 
+# The process left behind starts tampering 200 ms after its answer; an answer after it can finish
+# sooner than that (the runner is started ahead). Both tests wait until it is surely at work, so the
+# protection is tested against a live tamperer and the control cannot pass by timing.
+TAMPERER_AT_WORK_S = 1.0
+
+
 def test_a_background_process_left_behind_cannot_touch_the_next_answer(box: Sandboxed) -> None:
     passed, message = probe(box.run(TAMPERER))
     assert passed, message
+    time.sleep(TAMPERER_AT_WORK_S)
     for _ in range(3):
         box.next_answer_is_unaffected()
 
@@ -359,6 +367,7 @@ def test_a_background_process_left_behind_cannot_touch_the_next_answer(box: Sand
 def test_control_without_the_kill_the_process_left_behind_breaks_the_next_answer(unkilled_box: Sandboxed) -> None:
     passed, message = probe(unkilled_box.run(TAMPERER))
     assert passed, message
+    time.sleep(TAMPERER_AT_WORK_S)
     run = unkilled_box.drive(unkilled_box.session.run("probe", "probe", CONTAINED))
     # Its answer file rewritten, or its process killed: either way not the honest answer's result.
     assert run.error is not None or not run.results[0].passed, run
