@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+from _shared import load_support  # bench/_shared.py (this folder is on sys.path when a benchmark runs)
 
 from skill_be.adapters.base import CallContext
 from skill_be.adapters.credentials import Redactor
@@ -28,18 +28,12 @@ from skill_be.proc import run_process
 from skill_be.project.config import AdapterEntry
 from skill_be.project.where import Where
 
-ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-bench-key"
 PROMPT = "Say hello."
 
 
 def load_mock() -> Any:
-    spec = importlib.util.spec_from_file_location("mock_model_server", ROOT / "tests/support/mock_model_server.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["mock_model_server"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_support("mock_model_server")
 
 
 def adapter(name: str, work: Path, **settings: object) -> Any:

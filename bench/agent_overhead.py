@@ -12,24 +12,23 @@ Needs Docker, skill-be's image (.ci/steps/40-docker.sh) and the CLIs on PATH (.c
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from _shared import load_support  # bench/_shared.py (this folder is on sys.path when a benchmark runs)
+
 from skill_be import __version__
 from skill_be.agents.base import AgentLimits, AgentSetup, ModelEndpoint, SkillToInstall
 from skill_be.agents.record import record_of
 from skill_be.agents.workspace import git_repo, write_files
 
-ROOT = Path(__file__).resolve().parent.parent
 IMAGE = f"skill-be:{__version__}"
 SKILL = SkillToInstall(
     "greet",
@@ -41,12 +40,7 @@ SKILL = SkillToInstall(
 
 
 def load_server() -> Any:
-    sys.path.insert(0, str(ROOT / "tests/support"))
-    spec = importlib.util.spec_from_file_location("agent_model_server", ROOT / "tests/support/agent_model_server.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_support("agent_model_server")
 
 
 def setup_for(server: Any) -> AgentSetup:

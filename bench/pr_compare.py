@@ -23,21 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from _shared import COMMAND_CONFIG  # bench/_shared.py (this folder is on sys.path when a benchmark runs)
+
 TARGET_EXTRA_S = 1.5
-CONFIG = """\
-skills: ./skills
-evals: ./evals
-model:
-  adapter: command
-  id: model-a
-  run: ./model.sh
-grader:
-  adapter: command
-  id: grader-a
-  run: ./grader.sh
-checks:
-  typecheck: false
-"""
 
 
 def git(root: Path, *args: str) -> str:
@@ -73,7 +61,7 @@ def write_result(root: Path, changed: str | None) -> None:
 
 
 def build(root: Path, n: int) -> str:
-    (root / "skill-be.yaml").write_text(CONFIG, encoding="utf-8")
+    (root / "skill-be.yaml").write_text(COMMAND_CONFIG, encoding="utf-8")
     for i in range(n):
         name = f"skill-{i:02d}"
         (root / "skills" / name).mkdir(parents=True)

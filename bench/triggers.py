@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from _shared import load_support  # bench/_shared.py (this folder is on sys.path when a benchmark runs)
 
 from skill_be.adapters.choice import Offered
 from skill_be.adapters.credentials import Redactor
@@ -29,17 +29,11 @@ from skill_be.project.config import AdapterEntry, GateConfig
 from skill_be.project.triggers import SHOULD, SHOULD_NOT, TriggerQuery
 from skill_be.project.where import Where
 
-ROOT = Path(__file__).resolve().parent.parent
 QUERIES = 20  # reps = calls / QUERIES
 
 
 def load_mock() -> Any:
-    spec = importlib.util.spec_from_file_location("mock_model_server", ROOT / "tests/support/mock_model_server.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["mock_model_server"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_support("mock_model_server")
 
 
 def plan(calls: int) -> TriggerPlan:

@@ -27,28 +27,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from _shared import COMMAND_CONFIG  # bench/_shared.py (this folder is on sys.path when a benchmark runs)
+
 from skill_be.project.loader import load_project
 from skill_be.results.result_file import ResultEntry, write_result_file
 
 TARGET_RATIO = 0.5  # verify's wall time over skill-lens --version's
-CONFIG = """\
-skills: ./skills
-evals: ./evals
-model:
-  adapter: command
-  id: model-a
-  run: ./model.sh
-grader:
-  adapter: command
-  id: grader-a
-  run: ./grader.sh
-checks:
-  typecheck: false
-"""
 
 
 def build(root: Path) -> None:
-    (root / "skill-be.yaml").write_text(CONFIG, encoding="utf-8")
+    (root / "skill-be.yaml").write_text(COMMAND_CONFIG, encoding="utf-8")
     for name in ("money", "dates", "signup"):
         skill = root / "skills" / name
         skill.mkdir(parents=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-SCRIPTS = sorted(BENCH.glob("*.py"))
+SCRIPTS = sorted(p for p in BENCH.glob("*.py") if not p.name.startswith("_"))  # _shared.py: helpers
 
 
 def test_there_are_benchmarks() -> None:
