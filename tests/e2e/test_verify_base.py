@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from tests.unit.project.projectdir import ProjectDir
 
+from skill_be.engine.gate import signed_pp as pp
 from skill_be.engine.stats import newcombe
 from skill_be.project.loader import load_project
-from skill_be.reports.pr_changes import effect_text, pp
+from skill_be.reports.pr_changes import effect_text
 from skill_be.results.compare import overall, reps_to_decide_line
 from skill_be.results.result_file import ResultEntry, Score, write_result_file
 

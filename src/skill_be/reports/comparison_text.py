@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from skill_be.engine.gate import signed_pp as pp
 from skill_be.reports import strings
-from skill_be.reports.pr_changes import NOISE_WORDS, effect_text, marker, pp, usage_line
+from skill_be.reports.pr_changes import NOISE_WORDS, effect_text, marker, usage_line
 from skill_be.reports.quote import plain
 from skill_be.results.compare import (
     COMPARED,

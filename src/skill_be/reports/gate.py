@@ -4,15 +4,11 @@ reasons the result file and summary.json record."""
 from __future__ import annotations
 
 from skill_be.engine.gate import EvidenceBlock, Gate, Inconclusive
+from skill_be.engine.gate import signed_pp as pp  # a fraction as signed whole points: 0.123 -> +12
 from skill_be.engine.stats import REPS_CAP, Interval
 from skill_be.reports import strings as s
 from skill_be.reports.quote import md_text, one_line
 from skill_be.reports.triggers import trigger_bullets, trigger_reasons
-
-
-def pp(x: float) -> str:
-    """A fraction as signed whole percentage points: 0.123 -> "+12", -0.5 -> "-50"."""
-    return s.signed(round(x * 100))
 
 
 def _id(text: str) -> str:

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 
 from skill_be.engine.agreement import overall_why, scenario_why
 from skill_be.engine.gate import Gate, LineScore
+from skill_be.engine.gate import signed_pp as pp
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS
 from skill_be.reports import strings as s
 from skill_be.reports.agent import AGENT_NOTE, agent_lines
-from skill_be.reports.gate import pp, release_gate_section
+from skill_be.reports.gate import release_gate_section
 from skill_be.reports.quote import md_text
 from skill_be.reports.triggers import trigger_section
 

@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skill_be.engine.gate import signed_pp as pp  # the one signed-points format
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, Interval, newcombe
 from skill_be.reports import strings
 from skill_be.reports.quote import md_text
@@ -29,11 +30,6 @@ from skill_be.results.compare import (
 
 UP, DOWN, NOISE = "▲", "▼", "≈"
 NOISE_WORDS = "within the noise"
-
-
-def pp(x: float) -> str:
-    v = round(x * 100)
-    return f"+{v}" if v >= 0 else str(v)
 
 
 def effect_text(iv: Interval | None, low_sample: bool = False) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from skill_be.engine.gate import signed_pp as pp
 from skill_be.reports import pr_changes
-from skill_be.reports.pr_changes import pp
 from skill_be.reports.quote import html_text, md_code, md_fence, md_text, one_line
 from skill_be.reports.strings import signed
 from skill_be.results.compare import Comparison, SkillChange, reps_text

@@ -19,6 +19,7 @@ from typing import Any
 from skill_be.engine.gate import ScenarioLines, score_lines
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import BASELINE, PREVIOUS, WITH_SKILL
+from skill_be.project.fingerprint import normalize
 from skill_be.project.loader import Skill
 from skill_be.results.compare import NEW, SKILL_NEW, LineChange, SkillChange, SkillFiles, compare_skill, scenarios_now
 
@@ -117,7 +118,7 @@ def comparable(skill: Skill, then: Skill) -> frozenset[str]:
 
 def _text(path: Any) -> bytes | None:
     try:
-        return bytes(path.read_bytes()).replace(b"\r\n", b"\n")
+        return normalize(path.read_bytes())  # LF-normalised, as fingerprints and the base comparison read tests
     except OSError:
         return None
 
