@@ -5,13 +5,14 @@ is valid. `models.py` names these on `ScenarioModel`; a one-shot scenario never 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Discriminator, Field, Tag, field_validator
 
 from skill_be.errors import ConfigError
+from skill_be.project.agent_world import SkillNames, ToolsExpectModel, World, world_of
 from skill_be.project.fields import (
     AnyText,
     Flag,
@@ -33,7 +34,8 @@ ABSOLUTE = r"^(/|~|\\|[A-Za-z]:)"
 OUTSIDE = r"^(/|~|\\|[A-Za-z]:)|(^|[/\\])\.\.([/\\]|$)"
 _REL_ITEMS: Any = {"type": "string", "minLength": 1, "pattern": r"\S", "not": {"pattern": ABSOLUTE}}
 AGENT_SANDBOXES = ("docker", "process")
-AGENT_KEYS = ("workspace", "agent", "checks", "checkFiles", "expect")  # keys that need mode: agent
+# keys that need mode: agent
+AGENT_KEYS = ("workspace", "agent", "checks", "checkFiles", "expect", "environment", "mcp", "followUps")
 MAX_INLINE = 64 * 1024  # characters of one inline workspace file: bigger files go beside the eval file
 DEFAULT_MAX_TURNS = 20
 DEFAULT_TIMEOUT = 600
@@ -127,6 +129,33 @@ Check = Annotated[
 
 class ExpectModel(Strict):
     skill_loaded: Flag | None = Field(None, alias="skillLoaded", description="a line: the agent loaded the skill")
+    tools: ToolsExpectModel | None = Field(
+        None, description="lines over the agent's tool calls: called, notCalled, order"
+    )
+    skills_loaded: SkillNames | None = Field(
+        None, alias="skillsLoaded", description="neighbour skills the agent must load, a line each"
+    )
+    skills_not_loaded: SkillNames | None = Field(
+        None, alias="skillsNotLoaded", description="neighbour skills the agent must not load, a line each"
+    )
+
+
+# What makes an agent scenario graded without criteria: its checks and expect's lines (the schema's
+# branches of ScenarioModel's "needs criteria ..." rule; `has_agent_lines` is the model's).
+EXPECT_LINES = ("skillLoaded", "tools", "skillsLoaded", "skillsNotLoaded")
+AGENT_GRADED_SCHEMA: list[Any] = [
+    {"required": ["checks"]},
+    {"required": ["expect"], "properties": {"expect": {"anyOf": [{"required": [k]} for k in EXPECT_LINES]}}},
+]
+
+
+def has_agent_lines(scenario: Any) -> bool:
+    """Whether an agent scenario has a line besides criteria, assertions and code tests."""
+    e = scenario.expect
+    expects = e is not None and any(
+        v is not None for v in (e.skill_loaded, e.tools, e.skills_loaded, e.skills_not_loaded)
+    )
+    return scenario.mode == "agent" and bool(scenario.checks or expects)
 
 
 _AGENT = {"properties": {"mode": {"const": "agent"}}, "required": ["mode"]}
@@ -143,6 +172,9 @@ _ATTRS = {
     "checks": "checks",
     "checkFiles": "check_files",
     "expect": "expect",
+    "environment": "environment",
+    "mcp": "mcp",
+    "followUps": "follow_ups",
 }
 
 
@@ -191,6 +223,9 @@ class AgentScenario:
     check_files: tuple[str, ...]
     skill_loaded: bool | None
     output_file: str | None
+    world: World = field(
+        default_factory=World
+    )  # environment, mcp, expect.tools and the skill lists, followUps (agent_world.py)
 
     def settings(self) -> dict[str, object]:
         """What decides a run besides the workspace and the skill (for the cache key)."""
@@ -215,8 +250,8 @@ def check_commands(raw: list[object]) -> tuple[CheckCommand, ...]:
     return tuple(out)
 
 
-def agent_scenario(s: dict[str, Any], base: Path) -> AgentScenario:
-    """The record of a valid scenario dict with `mode: agent`."""
+def agent_scenario(s: dict[str, Any], base: Path, file_environment: dict[str, Any] | None = None) -> AgentScenario:
+    """The record of a valid scenario dict with `mode: agent` (`file_environment`: the file's own)."""
     ws = s.get("workspace") or {}
     ag = s.get("agent") or {}
     output = s.get("output") or {}
@@ -235,6 +270,7 @@ def agent_scenario(s: dict[str, Any], base: Path) -> AgentScenario:
         check_files=tuple(s.get("checkFiles") or ()),
         skill_loaded=(s.get("expect") or {}).get("skillLoaded"),
         output_file=relative_path(output["file"]) if "file" in output else None,
+        world=world_of(s, file_environment),
     )
 
 
@@ -288,8 +324,8 @@ def fingerprint_parts(
     skill_dir: Path, scenarios: Sequence[Any], neighbours: Sequence[Path] = ()
 ) -> list[tuple[str, Path]]:
     """What an agent scenario's results also depend on, for the skill's fingerprint: the whole skill
-    folder (installed as it is), each workspace `from` and `checkFiles` path, and the neighbours.
-    Nothing for a skill without agent scenarios (its fingerprint stays as it was)."""
+    folder (installed as it is), each workspace `from`, `checkFiles` and `environment.files` path, and
+    the neighbours. Nothing for a skill without agent scenarios (its fingerprint stays as it was)."""
     from skill_be.project.fingerprint import tree_files
 
     agents = [sc for sc in scenarios if sc.agent is not None]
@@ -299,7 +335,13 @@ def fingerprint_parts(
     for folder in neighbours:
         parts += tree_files(folder, f"neighbour/{folder.name}")
     for sc in agents:
-        for kind, paths in (("workspace", sc.agent.sources), ("checkFiles", sc.agent.check_files)):
+        env = sc.agent.world.environment
+        image = tuple(f.src for f in env.files) if env is not None else ()
+        for kind, paths in (
+            ("workspace", sc.agent.sources),
+            ("checkFiles", sc.agent.check_files),
+            ("environment", image),
+        ):
             for p in paths:
                 full = sc.agent.base / p
                 label = f"{kind}/{sc.id}/{p}"

@@ -41,6 +41,7 @@ class Scenario(NamedTuple):
     assertions: tuple[Assertion, ...] = ()  # graded without a model
     budget: Budget | None = None  # the scenario's limits, the skill's filled in
     judge_context: str | None = None  # what the grader sees beside the answer (evals.json expected_output)
+    graded: bool = True  # False: `graded: false`, run for review with no line (engine/gate.py Gate.ungraded)
 
     @property
     def scored(self) -> tuple[str, ...]:
@@ -60,6 +61,7 @@ class EvalFile(NamedTuple):
     scenarios: tuple[Scenario, ...]
     places: Places | None = None  # where each key is in the file, for errors found after loading
     triggers: Triggers | None = None  # trigger evals (project/trigger_models.py)
+    notes: tuple[str, ...] = ()  # warnings of reading it (evals.json: what is not read), printed by load_project
 
     def place(self, loc: Sequence[str | int]) -> str:
         """`evals/x.json:12:5`: the file and the place of any key path in it."""
@@ -115,11 +117,15 @@ def eval_from(data: object, path: Path, places: Places, root: Path | None = None
         return f'{head} (id "{sid}")' + text[len(head) :]
 
     d = checked("eval", _model, data, name, places, label)
-    scenarios = tuple(_scenario(s, path, root, d.get("budget")) for s in d["scenarios"])
+    scenarios = tuple(_scenario(s, path, root, d.get("budget"), d.get("environment")) for s in d["scenarios"])
     if any(s.agent for s in scenarios):
         from skill_be.project.agent_models import check_paths
 
         check_paths(scenarios, name, places, root or path.parent)
+    if any(s.agent for s in scenarios) or "environment" in d:
+        from skill_be.project.agent_world import check_world
+
+        check_world(scenarios, d, name, places, root or path.parent)
     triggers, bad, why = read_triggers(d.get("triggers"))
     if bad is not None:
         from skill_be.errors import ConfigError
@@ -129,13 +135,15 @@ def eval_from(data: object, path: Path, places: Places, root: Path | None = None
     return EvalFile(path=path, scenarios=scenarios, places=places, triggers=triggers)
 
 
-def _scenario(s: dict[str, object], path: Path, root: Path | None, skill_budget: object = None) -> Scenario:
+def _scenario(
+    s: dict[str, object], path: Path, root: Path | None, skill_budget: object = None, environment: object = None
+) -> Scenario:
     output = dict(s["output"]) if isinstance(s.get("output"), dict) else None  # type: ignore[call-overload]
     agent = None
     if s.get("mode") == "agent":
         from skill_be.project.agent_models import agent_scenario
 
-        agent = agent_scenario(s, path.parent)
+        agent = agent_scenario(s, path.parent, environment)  # type: ignore[arg-type]
         if output is not None:
             output.pop("file", None)  # in agent mode, the file the agent wrote, not an export
     return Scenario(
@@ -146,8 +154,10 @@ def _scenario(s: dict[str, object], path: Path, root: Path | None, skill_budget:
         output=tuple(output.items()) if output is not None else None,
         agent=agent,
         assertions=tuple(assertion_from(a) for a in s.get("assertions", ())),  # type: ignore[attr-defined]
-        budget=_budget(s.get("budget"), skill_budget),  # type: ignore[arg-type]
+        # A scenario run for review has no line, so the file's budget does not apply to it.
+        budget=_budget(s.get("budget"), skill_budget) if s.get("graded", True) else None,  # type: ignore[arg-type]
         judge_context=s.get("expectedOutput"),  # type: ignore[arg-type]
+        graded=bool(s.get("graded", True)),
     )
 
 

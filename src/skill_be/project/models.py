@@ -18,6 +18,7 @@ from pydantic import (
 )
 
 from skill_be.project.agent_models import (
+    AGENT_GRADED_SCHEMA,
     AGENT_SCHEMA_RULES,
     MODES,
     AgentSettingsModel,
@@ -25,7 +26,9 @@ from skill_be.project.agent_models import (
     ExpectModel,
     WorkspaceModel,
     check_agent_keys,
+    has_agent_lines,
 )
+from skill_be.project.agent_world import EnvironmentModel, Servers
 from skill_be.project.assertion_models import AssertionModel, BudgetModel
 from skill_be.project.fields import (
     NOT_BLANK,
@@ -370,6 +373,11 @@ Output = Annotated[
 ]
 
 
+# `graded: false`: a scenario run for review (its answers kept), with nothing that grades it.
+UNGRADED: dict[str, Any] = {"required": ["graded"], "properties": {"graded": {"const": False}}}
+GRADED_BY: list[Any] = [{"required": [k]} for k in ("criteria", "output", "assertions", "checks", "expect", "budget")]
+
+
 class ScenarioModel(Strict):
     model_config = ConfigDict(
         json_schema_extra={
@@ -377,10 +385,10 @@ class ScenarioModel(Strict):
                 {"required": ["criteria"]},
                 {"required": ["output"]},
                 {"required": ["assertions"]},
-                {"required": ["checks"]},  # agent mode (project/agent_models.py)
-                {"required": ["expect"], "properties": {"expect": {"required": ["skillLoaded"]}}},
+                *AGENT_GRADED_SCHEMA,  # agent mode (project/agent_models.py)
+                UNGRADED,
             ],
-            "allOf": AGENT_SCHEMA_RULES,
+            "allOf": [*AGENT_SCHEMA_RULES, {"anyOf": [{"not": UNGRADED}, {"not": {"anyOf": GRADED_BY}}]}],
         }
     )
 
@@ -404,6 +412,12 @@ class ScenarioModel(Strict):
         None, alias="checkFiles", description="files beside the eval file the checks use (not shown to the agent)"
     )
     expect: ExpectModel | None = None
+    environment: EnvironmentModel | None = Field(None, description="the image the agent and its checks run in")
+    mcp: Servers | None = Field(None, description="stdio MCP servers the agent can use: name -> {command, args, env}")
+    follow_ups: NonEmptyTextList | None = Field(
+        None, alias="followUps", description="messages sent in the same session after each answer, in order"
+    )
+    graded: Flag = Field(True, description="false: run and keep the answers for review, grade nothing")
     assertions: Annotated[list[AssertionModel], Field(min_length=1)] | None = Field(
         None, description="deterministic checks graded without a model: contains, regex, json-schema, ..."
     )
@@ -422,7 +436,12 @@ class ScenarioModel(Strict):
     @model_validator(mode="after")
     def _graded(self) -> ScenarioModel:
         check_agent_keys(self)
-        if self.mode == "agent" and (self.checks or (self.expect and self.expect.skill_loaded is not None)):
+        lines = [k for k in ("criteria", "output", "assertions", "checks", "expect", "budget") if getattr(self, k)]
+        if not self.graded:
+            if lines:
+                fail(f'has graded: false and "{lines[0]}"; remove graded to grade it, or remove "{lines[0]}"')
+            return self
+        if has_agent_lines(self):
             return self
         if self.criteria is None and self.output is None and self.assertions is None:
             fail('needs "criteria" (a non-empty list of strings), an "output", "assertions", or more than one')
@@ -450,6 +469,9 @@ class EvalFileModel(Strict):
         description="a non-empty list of scenarios", json_schema_extra={"x-uniqueKey": "id"}
     )
     triggers: TriggersModel | None = Field(None, description="trigger evals: should and shouldNot queries")
+    environment: EnvironmentModel | None = Field(
+        None, description="the image of every agent scenario (a scenario's own setup and files win)"
+    )
 
     @field_validator("scenarios")
     @classmethod
