@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 
-from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
+from skill_be.adapters.base import AdapterEnv, Answer, CallContext, CallError, Usage
 from skill_be.adapters.choice import Choice, Offered, descriptions, tool_names
 from skill_be.adapters.http_common import HttpAdapter
+from skill_be.project.attachments import PDF, TAKEN_BY, Attachment
 from skill_be.project.config import AdapterEntry
 
 API_VERSION = "2023-06-01"
@@ -32,7 +34,7 @@ class AnthropicAdapter(HttpAdapter):
         body: dict[str, object] = {
             "model": self.entry.id,
             "max_tokens": self.max_tokens or DEFAULT_MAX_TOKENS,
-            "messages": [{"role": "user", "content": prompt}],
+            "messages": [{"role": "user", "content": content(prompt, ctx.attachments)}],
         }
         if self.temperature is not None:
             body["temperature"] = self.temperature
@@ -101,6 +103,20 @@ class AnthropicAdapter(HttpAdapter):
             )
         meta: dict[str, object] = {"stop_reason": data["stop_reason"]} if data.get("stop_reason") else {}
         return Answer(text=text, usage=tokens, meta=meta)
+
+
+def content(prompt: str, attachments: Sequence[Attachment]) -> str | list[dict[str, object]]:
+    """The user message: the prompt, after a document block per PDF and an image block per image."""
+    if not attachments:
+        return prompt
+    blocks: list[dict[str, object]] = []
+    for a in attachments:
+        if a.media_type not in TAKEN_BY["anthropic"]:
+            raise CallError(f"{a.name}: the anthropic adapter cannot send {a.media_type}")
+        kind = "document" if a.media_type == PDF else "image"
+        data = base64.b64encode(a.data).decode("ascii")
+        blocks.append({"type": kind, "source": {"type": "base64", "media_type": a.media_type, "data": data}})
+    return [*blocks, {"type": "text", "text": prompt}]
 
 
 def create(entry: AdapterEntry, env: AdapterEnv) -> AnthropicAdapter:

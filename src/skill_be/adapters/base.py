@@ -9,6 +9,7 @@ from typing import Protocol
 
 from skill_be.adapters.credentials import Redactor
 from skill_be.errors import SkillBeError
+from skill_be.project.attachments import Attachment
 
 
 @dataclass(frozen=True)
@@ -29,10 +30,13 @@ class Answer:
 
 @dataclass(frozen=True)
 class CallContext:
-    """What the engine hands every call: the per-call timeout and the config's directory."""
+    """What the engine hands every call: the per-call timeout and the config's directory, and the files
+    the prompt comes with (a scenario's `attachments`: only adapters that take them get any, the run
+    refuses the rest before the first call)."""
 
     timeout_seconds: float
     cwd: Path
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True)

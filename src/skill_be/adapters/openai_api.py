@@ -3,12 +3,14 @@ the same API (llama.cpp, vLLM, Ollama, a hosted router) through `baseUrl`."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
+from skill_be.adapters.base import AdapterEnv, Answer, CallContext, CallError, Usage
 from skill_be.adapters.choice import Choice, Offered, descriptions, tool_names
 from skill_be.adapters.http_common import HttpAdapter
+from skill_be.project.attachments import TAKEN_BY, Attachment
 from skill_be.project.config import AdapterEntry
 
 OPENAI_HOST = "api.openai.com"
@@ -31,7 +33,8 @@ class OpenAIAdapter(HttpAdapter):
         headers = {"content-type": "application/json"}
         if key:
             headers["authorization"] = f"Bearer {key}"
-        body: dict[str, object] = {"model": self.entry.id, "messages": [{"role": "user", "content": prompt}]}
+        message = {"role": "user", "content": content(prompt, ctx.attachments)}
+        body: dict[str, object] = {"model": self.entry.id, "messages": [message]}
         if self.max_tokens is not None:
             # OpenAI's newer models refuse max_tokens; most compatible servers know only max_tokens.
             body["max_completion_tokens" if self.hosted else "max_tokens"] = self.max_tokens
@@ -106,6 +109,19 @@ class OpenAIAdapter(HttpAdapter):
                 output_tokens=int(usage.get("completion_tokens") or 0),
             )
         return Answer(text=text, usage=tokens)
+
+
+def content(prompt: str, attachments: Sequence[Attachment]) -> str | list[dict[str, object]]:
+    """The user message: the prompt as a text part, then an image part per image (as a data URL)."""
+    if not attachments:
+        return prompt
+    parts: list[dict[str, object]] = [{"type": "text", "text": prompt}]
+    for a in attachments:
+        if a.media_type not in TAKEN_BY["openai"]:
+            raise CallError(f"{a.name}: the openai adapter cannot send {a.media_type}")
+        url = f"data:{a.media_type};base64,{base64.b64encode(a.data).decode('ascii')}"
+        parts.append({"type": "image_url", "image_url": {"url": url}})
+    return parts
 
 
 def create(entry: AdapterEntry, env: AdapterEnv) -> OpenAIAdapter:

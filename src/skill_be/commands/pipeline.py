@@ -23,6 +23,7 @@ from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.health import Health
 from skill_be.engine.observations import Output
 from skill_be.engine.runner import Engine, Model, Settings, SkillRun, UnitFilter, every_unit
+from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill
 from skill_be.reports.errors import closing_lines
@@ -40,6 +41,12 @@ def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
     previous = read_result_file(project.config.result_file)
     validate_checks(project, warn)
     check_agents(project)  # issue 17: agent scenarios need agent CLIs (commands/agent_parts.py)
+    if any(sc.attachments for s in project.skills for sc in s.evals.scenarios):
+        from skill_be.project.attachments import first_refusal
+
+        refused = first_refusal(project.skills, project.config.models)
+        if refused is not None:
+            raise ConfigError(refused)
     if any(sc.output for s in project.skills for sc in s.evals.scenarios):
         from skill_be.codetests.hints import hint_warnings
 

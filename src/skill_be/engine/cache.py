@@ -6,7 +6,7 @@ is `results/response_cache.py`, and an adapter's identity (which reads the files
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from skill_be.adapters.base import Answer
@@ -27,9 +27,14 @@ class Store(Protocol):
     def count_made(self, skill: str) -> None: ...
 
 
-def generation_key(identity: str, prompt: str, arm: str, rep: int) -> str:
-    """A generation: the model, the exact prompt, the arm and the rep (reps stay independent samples)."""
-    return digest({"v": FORMAT, "kind": "generation", "adapter": identity, "prompt": prompt, "arm": arm, "rep": rep})
+def generation_key(identity: str, prompt: str, arm: str, rep: int, attached: Sequence[str] = ()) -> str:
+    """A generation: the model, the exact prompt, the arm and the rep (reps stay independent samples),
+    and the digest of each file attached to the prompt (none: the key of a plain prompt)."""
+    key: dict[str, object] = {"v": FORMAT, "kind": "generation", "adapter": identity, "prompt": prompt, "arm": arm}
+    key["rep"] = rep
+    if attached:
+        key["attachments"] = list(attached)
+    return digest(key)
 
 
 def grading_key(identity: str, prompt: str, output: tuple[str, str, str, str, int], k: int, attempt: int) -> str:
@@ -79,7 +84,7 @@ class CachedCalls:
         # text and rep): a cache kept from the base branch answers them for free.
         arm = WITH_SKILL if tag.arm == PREVIOUS else tag.arm
         if tag.kind == "generate":
-            return generation_key(identity, prompt, arm, tag.rep)
+            return generation_key(identity, prompt, arm, tag.rep, [a.digest for a in tag.attachments])
         return grading_key(identity, prompt, (skill, tag.scenario, tag.model, arm, tag.rep), tag.k, tag.attempt)
 
     async def call(self, make: MakeCall, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:

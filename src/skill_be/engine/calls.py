@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 from skill_be.adapters.base import Adapter, AdapterStartError, Answer, CallContext
+from skill_be.project.attachments import Attachment
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class CallTag(NamedTuple):
     attempt: int = 1  # a retried grading is another call: the cache keeps both apart
     model: str = ""  # a grading's: the label of the model whose answer it grades
     skill: str = ""  # the skill the call belongs to
+    attachments: tuple[Attachment, ...] = ()  # a generation's files besides the prompt (CallContext)
 
 
 class Call(NamedTuple):

@@ -256,6 +256,10 @@ class Gate:
     top_up: tuple[TopUp, ...] = ()
     trigger: TriggerResult | None = None  # trigger evals (engine/trigger_scores.py); `ready` includes its verdict
     rules: Rules = field(default_factory=lambda: Rules())  # gate.minDelta, gate.previous; `ready` includes them
+    # Scenarios run for review with nothing that grades them (`graded: false`, an evals.json case without
+    # assertions), and whether every scenario is one: then the skill is not READY, nothing was measured.
+    ungraded: tuple[str, ...] = ()
+    nothing_graded: bool = False
 
 
 @dataclass(frozen=True)
@@ -366,7 +370,12 @@ def decide(
     else:
         gate = _strict(scores, scenarios, models, errors, has_tests, config, fx)
     short = min_delta_reason(fx.overall if fx is not None else None, config.min_delta, config.rule)
-    return with_rules(gate, [short] if short else [])
+    gate = with_rules(gate, [short] if short else [])
+    ungraded = tuple(sc.id for sc in scenarios if not sc.graded)
+    if not ungraded:
+        return gate
+    none = len(ungraded) == len(scenarios)
+    return replace(gate, ungraded=ungraded, nothing_graded=none, ready=gate.ready and not none)
 
 
 def _strict(

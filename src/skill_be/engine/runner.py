@@ -148,7 +148,7 @@ class Engine:
     async def _call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         async with self.limiter.slot(priority):
             started = time.monotonic()
-            ctx = CallContext(timeout_seconds=self.settings.timeout_seconds, cwd=self.settings.cwd)
+            ctx = CallContext(self.settings.timeout_seconds, self.settings.cwd, tag.attachments)
             try:
                 answer = await asyncio.wait_for(model.adapter.complete(prompt, ctx), self.settings.timeout_seconds)
                 return Call(answer, None, time.monotonic() - started)
@@ -242,7 +242,7 @@ class Engine:
             return await self.agents.output(self, skill, skill_index, sl, model, rep, arm)
         prompt = arm.prompt(sc, skill, self.settings.template)
         out = Output(scenario=sc.id, model=model.label, rep=rep, arm=arm.name, prompt_chars=len(prompt))
-        tag = CallTag("generate", sc.id, rep, arm.name, skill=skill.name)
+        tag = CallTag("generate", sc.id, rep, arm.name, skill=skill.name, attachments=sc.attachments)
         answer, error, seconds = await self.call(model, prompt, self.priority(skill_index, GENERATE), tag)
         out.seconds = seconds
         where = f"rep {rep} {arm.words}"

@@ -138,7 +138,9 @@ class Triage:
         sc = skill.evals.scenario(f.scenario)
         assert sc is not None
         prompt = model_prompt(sc, WITH_SKILL, skill.doc.text, self.engine.settings.template)
-        text, error = await self._text(model, prompt, CallTag("generate", sc.id, n, WITH_SKILL))
+        text, error = await self._text(
+            model, prompt, CallTag("generate", sc.id, n, WITH_SKILL, attachments=sc.attachments)
+        )
         if text is None:
             return Sample(None, error, None, "")
         if f.is_test:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from skill_be.project.agent_models import AgentScenario
+    from skill_be.project.attachments import Attachment
 
 __all__ = [
     "JS_RESERVED",
@@ -42,6 +43,7 @@ class Scenario(NamedTuple):
     budget: Budget | None = None  # the scenario's limits, the skill's filled in
     judge_context: str | None = None  # what the grader sees beside the answer (evals.json expected_output)
     graded: bool = True  # False: `graded: false`, run for review with no line (engine/gate.py Gate.ungraded)
+    attachments: tuple[Attachment, ...] = ()  # files the model gets as content (project/attachments.py)
 
     @property
     def scored(self) -> tuple[str, ...]:
@@ -87,13 +89,13 @@ def load_eval(path: Path, root: Path | None = None) -> EvalFile:
 
 
 def load_evals_json(path: Path, skill_dir: Path) -> EvalFile:
-    """An agentskills.io `evals/evals.json`, through the documented mapping (project/agentskills.py)."""
-    import json
+    """An agentskills.io `evals/evals.json`, through the documented mapping (project/agentskills.py):
+    its notes are what it does not read; its places are the evals.json's own."""
+    from skill_be.project.agentskills import read
 
-    from skill_be.project.agentskills import converted
-
-    data = converted(path, skill_dir)
-    return eval_from(data, path, Places(json.dumps(data, indent=2), "json"))
+    reading = read(path, skill_dir)
+    evals = eval_from(reading.data, path, reading.places, skill_dir)
+    return evals._replace(notes=reading.notes)
 
 
 def eval_from(data: object, path: Path, places: Places, root: Path | None = None) -> EvalFile:
@@ -122,6 +124,10 @@ def eval_from(data: object, path: Path, places: Places, root: Path | None = None
         from skill_be.project.agent_models import check_paths
 
         check_paths(scenarios, name, places, root or path.parent)
+    if any(s.get("attachments") for s in d["scenarios"]):
+        from skill_be.project.attachments import with_attachments
+
+        scenarios = with_attachments(scenarios, d, name, places, root or path.parent, path.parent)
     if any(s.agent for s in scenarios) or "environment" in d:
         from skill_be.project.agent_world import check_world
 

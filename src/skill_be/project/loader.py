@@ -45,6 +45,13 @@ class Project(NamedTuple):
                 (f"files/{p.relative_to(skill.dir).as_posix()}", p)
                 for p in agentskills.attachment_paths(skill.eval_path, skill.dir)
             ]
+        else:  # a one-shot scenario's attachments (an agent scenario's are workspace files, below)
+            parts += [
+                (f"attachments/{sc.id}/{a.name}", a.path)
+                for sc in skill.evals.scenarios
+                for a in sc.attachments
+                if sc.agent is None and a.path is not None
+            ]
         if skill.has_code_tests and self.config.tests is not None:
             parts += tree_files(self.config.tests / skill.name, "tests")
             parts += tree_files(self.config.tests / codetest_layout.SHARED, "shared")
@@ -132,7 +139,7 @@ def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[s
         if not names:
             warn(f'warning: skill "{name}" has no eval file')
     for skill in selected:
-        for line in skill_md_warnings(skill.doc, shown(skill.skill_md)):
+        for line in (*skill_md_warnings(skill.doc, shown(skill.skill_md)), *skill.evals.notes):
             warn(line)
     return Project(config=config, skills=selected, all_names=tuple(f.name for f in with_evals))
 

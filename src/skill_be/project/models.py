@@ -418,6 +418,12 @@ class ScenarioModel(Strict):
         None, alias="followUps", description="messages sent in the same session after each answer, in order"
     )
     graded: Flag = Field(True, description="false: run and keep the answers for review, grade nothing")
+    attachments: TextList | None = Field(
+        None,
+        description="files beside the eval file the model gets as content: PDFs and images (agent mode: any "
+        "file, copied into the workspace)",
+        json_schema_extra={"minItems": 1, "items": {"not": {"pattern": r"^(/|~|\\|[A-Za-z]:)"}}},
+    )
     assertions: Annotated[list[AssertionModel], Field(min_length=1)] | None = Field(
         None, description="deterministic checks graded without a model: contains, regex, json-schema, ..."
     )
@@ -432,6 +438,16 @@ class ScenarioModel(Strict):
     @classmethod
     def _id_names_a_file(cls, value: str) -> str:
         return _file_name(value)
+
+    @field_validator("attachments")
+    @classmethod
+    def _relative(cls, value: list[str] | None) -> list[str] | None:
+        if value == []:
+            fail("must be a non-empty list of files beside the eval file")
+        for i, v in enumerate(value or ()):
+            if v.startswith(("/", "~", "\\")) or (len(v) > 1 and v[1] == ":"):
+                fail(f'"{v}" is an absolute path; name a file relative to the eval file', at=(i,))
+        return value
 
     @model_validator(mode="after")
     def _graded(self) -> ScenarioModel:

@@ -56,6 +56,8 @@ def release_gate_section(gate: Gate) -> list[str]:
                     if note.reps > have
                     else s.NOISE_NOTE_NEVER.format(low=low, high=high)
                 )
+    if gate.nothing_graded:
+        bullets.append(s.BLOCKED_NOT_GRADED.format(scenarios=_id(", ".join(gate.ungraded))))
     bullets += trigger_bullets(gate.trigger)  # reports/triggers.py
     bullets += [f"- **BLOCKED** ({_rule_of(r)}): {md_text(r)}" for r in gate.rules.blocks]
     bullets += [f"- Warning ({_rule_of(r)}): {md_text(r)}" for r in gate.rules.warnings]
@@ -190,6 +192,8 @@ def gate_reasons(gate: Gate) -> list[str]:
                 f"inconclusive: {i.scenario} / {i.model} — {what}: {interval_text(i.interval)}; "
                 f"about {reps_text(i.reps)} reps per arm would decide it"
             )
+    if gate.nothing_graded:
+        out.append(s.REASON_NOT_GRADED.format(scenarios=", ".join(gate.ungraded)))
     return out + trigger_reasons(gate.trigger) + list(gate.rules.blocks)
 
 

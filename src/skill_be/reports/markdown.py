@@ -54,7 +54,11 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
         for label in h.labels:
             scores = [x for x in run.scores if x.scenario == sc.id and x.model == label]
             outputs = [o for o in run.outputs if o.scenario == sc.id and o.model == label]
-            out += ["", f"**{label}**", "", s.TABLE_HEAD]
+            out += ["", f"**{label}**", ""]
+            if not sc.graded:  # run for review: no table, no line
+                out.append(s.NOT_GRADED_SCENARIO)
+            else:
+                out.append(s.TABLE_HEAD)
             out += [f"| {_cell(x.line)} | {x.baseline}% | {x.with_skill}% | {s.signed(x.delta)}pp |" for x in scores]
             out += interval_lines(run.gate, sc.id, label, scores)
             out += agent_lines(outputs)  # agent scenarios (reports/agent.py); nothing for one-shot

@@ -64,6 +64,14 @@ OVERALL_LINE = (
     "{delta}pp, {low} to {high}pp: {label}{low_sample}."
 )
 LOW_SAMPLE = "low sample"
+# A scenario run for review with nothing that grades it (graded: false; an evals.json case without assertions).
+NOT_GRADED = "not graded: no assertions"
+NOT_GRADED_SCENARIO = "*" + NOT_GRADED + "* (its answers are kept in the run folder for review)."
+BLOCKED_NOT_GRADED = (
+    "- **BLOCKED** (" + NOT_GRADED + "): no scenario has a line to grade; add assertions (or criteria) to at "
+    "least one scenario: `{scenarios}`"
+)
+REASON_NOT_GRADED = NOT_GRADED + ": no scenario has a line to grade ({scenarios})"
 
 # The gate's reasons as the result file and summary.json keep them (reports/gate.py writes them); the
 # action finds a reason's scenario by its prefix (github/gather.py), so both use these.
