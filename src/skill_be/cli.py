@@ -106,8 +106,20 @@ def _regrade_options(p: argparse.ArgumentParser) -> None:
 
 def _convert_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "skills", nargs="*", metavar="skill", help="the skills to convert (default: every one with an evals.json)"
+        "skills",
+        nargs="*",
+        metavar="skill|file",
+        help="the skills to convert (default: every one with an evals.json); with --from, the peer's files",
     )
+    p.add_argument(
+        "--from",
+        dest="source",
+        choices=("agentskills", "skillgrade", "skill-lens"),
+        metavar="<format>",
+        help="agentskills (evals/evals.json, the default), skillgrade (eval.yaml) or skill-lens (*.eval.yaml)",
+    )
+    p.add_argument("-o", "--output", metavar="<file>", help="write the eval file there (one skill)")
+    p.add_argument("--force", action="store_true", help="replace the eval file if it exists")
 
 
 def _merge_options(p: argparse.ArgumentParser) -> None:
@@ -212,7 +224,8 @@ COMMANDS: tuple[Command, ...] = (
         "convert",
         "convert [skill...]",
         "Writes the skill-be eval file equivalent to each skill's agentskills.io evals/evals.json\n"
-        "(<evals>/<skill>.json), leaving the evals.json as it was. Calls no model.",
+        "(<evals>/<skill>.json), leaving the evals.json as it was; --from skillgrade or skill-lens\n"
+        "converts a peer's eval files. Never overwrites a file without --force. Calls no model.",
         _convert_options,
         "skill_be.commands.convert",
     ),

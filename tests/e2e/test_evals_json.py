@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -136,3 +137,164 @@ def test_a_malformed_evals_json_is_one_line_with_its_place_and_exit_2(
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("skills/status-page/evals/evals.json:"), line
     assert message in line, line
+
+
+# --- evals.json as authors write it: the corpus, cases without assertions, attached PDFs and images ---
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "evals_json"
+CONFIG = (
+    "skills: ./skills\nevals: ./evals\nreps: 1\ngradings: 1\n"
+    "model: {adapter: command, id: m, run: python3 model.py}\n"
+    "grader: {adapter: command, id: g, run: python3 grader.py}\n"
+    "checks: {typecheck: false}\n"
+)
+
+
+def corpus_project(root: Path, names: list[str], config: str = CONFIG) -> Path:
+    import shutil
+
+    for name in names:
+        shutil.copytree(CORPUS / name, root / "skills" / name)
+    (root / "model.py").write_text(MODEL)
+    (root / "grader.py").write_text(GRADER)
+    (root / "skill-be.yaml").write_text(config)
+    return root
+
+
+def test_every_file_of_the_corpus_is_read_by_check_with_a_warning_for_what_is_not_read(tmp_path: Path) -> None:
+    names = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
+    root = corpus_project(tmp_path, [n for n in names if n not in ("pdf-attachment", "image-attachment")])
+    done = skill_be(root, "check")
+    assert done.returncode == 0, done.stderr
+    warned = done.stderr.splitlines()
+    assert all(w.startswith("warning: skills/") for w in warned), warned
+    for words in ('"name" is not read', '"expected_behavior" is not read', '"category" is not read',
+                  "is the skill's own SKILL.md", "2 cases are not graded: no assertions"):  # fmt: skip
+        assert any(words in w for w in warned), words
+
+
+def test_a_case_without_assertions_runs_keeps_its_answers_and_is_never_ready_alone(tmp_path: Path) -> None:
+    root = corpus_project(tmp_path, ["prompts-only"])
+    done = skill_be(root, "run")
+    assert done.returncode == 1, done.stdout + done.stderr
+    (run,) = (root / ".skill-be" / "results").iterdir()
+    text = (run / "prompts-only.md").read_text(encoding="utf-8")
+    assert text.count("*not graded: no assertions* (its answers are kept in the run folder for review).") == 2
+    assert "- **BLOCKED** (not graded: no assertions): no scenario has a line to grade" in text
+    assert text.rstrip().endswith("**NOT READY**")
+    kept = sorted(p.relative_to(run).as_posix() for p in (run / "prompts-only").rglob("*") if p.is_file())
+    assert any("eval-1" in k for k in kept) and any("eval-2" in k for k in kept), kept
+    entry = json.loads((root / "skill-be.result.json").read_text())["skills"]["prompts-only"]
+    assert entry["ready"] is False and any(r.startswith("not graded: no assertions") for r in entry["reasons"])
+    assert "not graded: no assertions" in done.stderr  # the warning that says how to add them
+
+
+def test_a_graded_case_beside_an_ungraded_one_decides_the_gate(tmp_path: Path) -> None:
+    root = corpus_project(tmp_path, ["mixed"])
+    done = skill_be(root, "run")
+    assert done.returncode == 0, done.stdout + done.stderr  # the grader says YES to the graded case
+    (run,) = (root / ".skill-be" / "results").iterdir()
+    text = (run / "mixed.md").read_text(encoding="utf-8")
+    assert "Suggests pinning the tag" in text and "*not graded: no assertions*" in text
+    assert text.rstrip().endswith("**READY** — No universal 0% criteria. No critical regressions.")
+
+
+def test_convert_keeps_ungraded_cases_and_attachments(tmp_path: Path) -> None:
+    root = corpus_project(tmp_path, ["creator-start", "pdf-attachment"])
+    done = skill_be(root, "convert")
+    assert done.returncode == 0, done.stderr
+    start = json.loads((root / "evals" / "creator-start.json").read_text())
+    assert [sc.get("graded") for sc in start["scenarios"]] == [False, False]
+    assert start["scenarios"][0]["expectedOutput"].startswith("Three bullet points")
+    pdf = json.loads((root / "evals" / "pdf-attachment.json").read_text())
+    assert pdf["scenarios"][0]["attachments"] == ["../skills/pdf-attachment/evals/files/invoice.pdf"]
+    again = skill_be(root, "check")
+    assert again.returncode == 0, again.stderr  # the converted files read as skill-be's own
+
+
+@pytest.fixture(scope="module")
+def mock(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    import importlib.util
+
+    path = Path(__file__).parents[1] / "support" / "mock_model_server.py"
+    spec = importlib.util.spec_from_file_location("mock_model_server_attachments", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("mock_model_server_attachments", module)
+    spec.loader.exec_module(module)
+    server = module.MockServer(str(tmp_path_factory.mktemp("mock")), netns=False)
+    yield server
+    server.stop()
+
+
+def http_config(adapter: str, base_url: str) -> str:
+    return CONFIG.replace(
+        "model: {adapter: command, id: m, run: python3 model.py}",
+        f"model: {{adapter: {adapter}, id: m1, baseUrl: '{base_url}', apiKeyEnv: ATTACH_TEST_KEY}}",
+    )
+
+
+def run_with_key(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CI"} | {"ATTACH_TEST_KEY": "dummy"}
+    return subprocess.run(
+        [sys.executable, "-m", "skill_be", *args], cwd=root, capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def test_an_attached_pdf_reaches_anthropic_as_a_document_block(tmp_path: Path, mock: Any) -> None:
+    import base64
+
+    mock.reset()
+    root = corpus_project(tmp_path, ["pdf-attachment"], http_config("anthropic", mock.base_url))
+    done = run_with_key(root, "run")
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    calls = mock.model_calls()
+    assert len(calls) == 2  # baseline and with skill, one rep
+    pdf = base64.b64encode((CORPUS / "pdf-attachment/evals/files/invoice.pdf").read_bytes()).decode()
+    for call in calls:
+        content = json.loads(call["body"])["messages"][0]["content"]
+        assert content[0] == {
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": pdf},
+        }
+        assert content[1]["type"] == "text" and content[1]["text"].endswith(
+            "File `evals/files/invoice.pdf` is attached."
+        )
+
+
+def test_an_attached_image_reaches_openai_as_an_image_part(tmp_path: Path, mock: Any) -> None:
+    mock.reset()
+    root = corpus_project(tmp_path, ["image-attachment"], http_config("openai", mock.base_url + "/v1"))
+    done = run_with_key(root, "run")
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    calls = mock.model_calls()
+    assert len(calls) == 2
+    for call in calls:
+        text, image = json.loads(call["body"])["messages"][0]["content"]
+        assert text["type"] == "text" and image["type"] == "image_url"
+        assert image["image_url"]["url"].startswith("data:image/png;base64,iVBORw0KGgo")
+
+
+@pytest.mark.parametrize(
+    ("adapter", "words"),
+    [
+        (
+            "openai",
+            "a PDF is attached, which the model m1 (adapter openai) cannot take as content; run it on the anthropic adapter",
+        ),
+        ("command", "a PDF is attached, which the model m1 (adapter command) cannot take as content"),
+    ],
+)
+def test_an_attachment_an_adapter_cannot_take_is_refused_before_any_call(
+    tmp_path: Path, mock: Any, adapter: str, words: str
+) -> None:
+    mock.reset()
+    config = http_config(adapter, mock.base_url + "/v1")
+    if adapter == "command":
+        config = CONFIG.replace("id: m, run: python3 model.py", "id: m1, run: python3 model.py")
+    root = corpus_project(tmp_path, ["pdf-attachment"], config)
+    done = run_with_key(root, "run")
+    assert done.returncode == 2, done.stdout + done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("skills/pdf-attachment/evals/evals.json:9:9: evals[0].files[0]: ") and words in line, line
+    assert mock.model_calls() == [] and not (root / ".skill-be" / "results").exists()

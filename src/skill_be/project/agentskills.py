@@ -44,8 +44,8 @@ WHY_NOT = {
 }
 AGENT_FIX = "run `skill-be convert` and give the scenario mode: agent, which copies the file into the workspace"
 NOT_GRADED_HINT = (
-    'not graded: no assertions; skill-be runs it and keeps the answers for review. Add "assertions": '
-    '["what a good answer does", ...] to grade it'
+    'not graded: no assertions ({ids}); skill-be runs them and keeps the answers for review. Add "assertions": '
+    '["what a good answer does", ...] to a case to grade it'
 )
 
 Loc = list[str | int]
@@ -76,8 +76,8 @@ def read(path: Path, skill_dir: Path, base: Path | None = None) -> Reading:
     places = Places(text, "json")
     notes: list[str] = []
 
-    def at(loc: Loc) -> str:
-        place = places.find(loc)
+    def at(loc: Loc, key: bool = False) -> str:
+        place = places.find(loc, key=key)
         where = f"{shown(path)}:{place[0]}:{place[1]}" if place else shown(path)
         dotted = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
         return f"{where}: {dotted}" if dotted else where
@@ -111,9 +111,11 @@ def read(path: Path, skill_dir: Path, base: Path | None = None) -> Reading:
             ungraded.append(i)
     notes += _unread_notes(unread, at)
     if ungraded:
-        ids = ", ".join(f'evals[{i}] (id "{scenarios[i]["id"]}")' for i in ungraded)
-        notes.append(f"warning: {at(['evals', ungraded[0]])}: {ids}: {NOT_GRADED_HINT}")
-    return Reading({"scenarios": scenarios}, tuple(notes), _Remapped(text, ctx.sources))
+        ids = ", ".join(f'evals[{i}] (scenario "{scenarios[i]["id"]}")' for i in ungraded)
+        cases_ = "1 case is" if len(ungraded) == 1 else f"{len(ungraded)} cases are"
+        place = at(["evals", ungraded[0]]).rsplit(": ", 1)[0]
+        notes.append(f"warning: {place}: {cases_} {NOT_GRADED_HINT.format(ids=ids)}")
+    return Reading({"scenarios": scenarios}, tuple(notes), _Remapped(text, ctx.sources, shown(path)))
 
 
 def _unread(node: dict[str, Any], known: Sequence[str], loc: Loc, into: dict[str, list[Loc]]) -> None:
@@ -122,13 +124,13 @@ def _unread(node: dict[str, Any], known: Sequence[str], loc: Loc, into: dict[str
             into.setdefault(key, []).append([*loc, key])
 
 
-def _unread_notes(unread: dict[str, list[Loc]], at: Callable[[Loc], str]) -> list[str]:
+def _unread_notes(unread: dict[str, list[Loc]], at: Callable[[Loc, bool], str]) -> list[str]:
     """One warning per key that is not read: its first place, how often, and why."""
     out = []
     for key, locs in unread.items():
         more = f" (and {len(locs) - 1} more like it)" if len(locs) > 1 else ""
         why = WHY_NOT.get(key, "skill-be does not read this key")
-        out.append(f'warning: {at(locs[0])}{more}: "{key}" is not read: {why}')
+        out.append(f'warning: {at(locs[0], True)}{more}: "{key}" is not read: {why}')
     return out
 
 
@@ -140,7 +142,7 @@ class _Case:
         self.base = base
         self.unread = unread
         self.note = note
-        self.sources: dict[tuple[int, int], int] = {}  # (scenario, attachment) -> its index in `files`
+        self.sources: dict[tuple[int, int], tuple[int, str]] = {}  # (scenario, attachment) -> (files index, name)
 
     def scenario(self, case: object, i: int, error: Error) -> dict[str, Any]:
         if not isinstance(case, dict):
@@ -223,7 +225,7 @@ class _Case:
                 )
             part = self.one_file(name, path, j, error)
             if part is None:
-                self.sources[(i, len(attached))] = j
+                self.sources[(i, len(attached))] = (j, name)
                 attached.append(Path(os.path.relpath(path, self.base.resolve())).as_posix())
                 parts.append(f"\n\nFile `{name}` is attached.")
             else:
@@ -232,7 +234,7 @@ class _Case:
 
     def one_file(self, name: str, path: Path, j: int, error: Error) -> str | None:
         """A text file as its fenced block; None for a PDF or an image (attached as it is)."""
-        from skill_be.project.attachments import MAX_BYTES, is_text, media_type, one_shot_problem
+        from skill_be.project.attachments import MAX_BYTES, OCTETS, is_text, media_type, one_shot_problem
 
         try:
             data = path.read_bytes() if path.stat().st_size <= MAX_BYTES else None
@@ -241,10 +243,11 @@ class _Case:
             raise error(["files", j], f'"{name}": {why} ({shown(path)}); fix the path') from None
         if data is None:
             raise error(["files", j], f'"{name}" is over {MAX_BYTES} bytes; attach a smaller file')
-        if not is_text(data):
+        kind = media_type(data)  # a PDF may be all ASCII: its first bytes decide, not its encoding
+        if kind != OCTETS or not is_text(data):
             from skill_be.project.attachments import Attachment
 
-            refused = one_shot_problem(Attachment(name, media_type(data)), AGENT_FIX)
+            refused = one_shot_problem(Attachment(name, kind), AGENT_FIX)
             if refused is not None:
                 raise error(["files", j], refused)
             return None
@@ -259,9 +262,17 @@ class _Remapped(Places):
     """The evals.json's own places, found by the key paths of the converted scenarios: an error found
     after loading (`scenarios[0].attachments[0]`) points at the case's line (`evals[0].files[2]`)."""
 
-    def __init__(self, text: str, sources: dict[tuple[int, int], int]) -> None:
+    def __init__(self, text: str, sources: dict[tuple[int, int], tuple[int, str]], name: str) -> None:
         super().__init__(text, "json")
         self.sources = sources
+        self.name = name
+
+    def attachment(self, i: int, j: int) -> tuple[str, str]:
+        """Attachment j of scenario i as the evals.json writes it: `file:line:col: evals[i].files[k]`, the name."""
+        k, written = self.sources[(i, j)]
+        place = super().find(["evals", i, "files", k])
+        at = f"{self.name}:{place[0]}:{place[1]}" if place else self.name
+        return f"{at}: evals[{i}].files[{k}]", written
 
     def find(self, path: Sequence[str | int], *, key: bool = False) -> tuple[int, int] | None:
         parts = list(path)
@@ -269,13 +280,29 @@ class _Remapped(Places):
             i = parts[1]
             rest = parts[2:]
             if rest[:1] == ["attachments"] and len(rest) > 1 and isinstance(rest[1], int):
-                mapped: list[str | int] = ["evals", i, "files", self.sources.get((i, rest[1]), 0)]
+                mapped: list[str | int] = ["evals", i, "files", self.sources.get((i, rest[1]), (0, ""))[0]]
             elif rest[:1] in (["prompt"], ["id"]):
                 mapped = ["evals", i, str(rest[0])]
             else:
                 mapped = ["evals", i]
             return super().find(mapped, key=key)
         return super().find(["evals"] if parts[:1] == ["scenarios"] else parts, key=key)
+
+
+def relabelled(evals: Any, reading: Reading) -> Any:
+    """The EvalFile of a reading with each attachment named and placed as the evals.json writes it."""
+    from dataclasses import replace
+
+    places = reading.places
+    if not isinstance(places, _Remapped) or not places.sources:
+        return evals
+    scenarios = []
+    for i, sc in enumerate(evals.scenarios):
+        named = [
+            replace(a, where=w, name=n) for j, a in enumerate(sc.attachments) for w, n in [places.attachment(i, j)]
+        ]
+        scenarios.append(sc._replace(attachments=tuple(named)) if named else sc)
+    return evals._replace(scenarios=tuple(scenarios))
 
 
 def attachment_paths(path: Path, skill_dir: Path) -> list[Path]:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 MAX_BYTES = 20 * 1024 * 1024  # one attached file: the providers' own limits are about this size
 PDF = "application/pdf"
 IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+OCTETS = "application/octet-stream"  # any other file
 # What each HTTP adapter sends as content; any other adapter takes none.
 TAKEN_BY = {"anthropic": frozenset((PDF, *IMAGES)), "openai": frozenset(IMAGES)}
 
@@ -61,7 +62,7 @@ def media_type(data: bytes) -> str:
         return "image/gif"
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "image/webp"
-    return "application/octet-stream"
+    return OCTETS
 
 
 def is_text(data: bytes) -> bool:

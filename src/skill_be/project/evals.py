@@ -91,11 +91,11 @@ def load_eval(path: Path, root: Path | None = None) -> EvalFile:
 def load_evals_json(path: Path, skill_dir: Path) -> EvalFile:
     """An agentskills.io `evals/evals.json`, through the documented mapping (project/agentskills.py):
     its notes are what it does not read; its places are the evals.json's own."""
-    from skill_be.project.agentskills import read
+    from skill_be.project.agentskills import read, relabelled
 
     reading = read(path, skill_dir)
     evals = eval_from(reading.data, path, reading.places, skill_dir)
-    return evals._replace(notes=reading.notes)
+    return relabelled(evals, reading)._replace(notes=reading.notes)  # type: ignore[no-any-return]
 
 
 def eval_from(data: object, path: Path, places: Places, root: Path | None = None) -> EvalFile:
