@@ -174,8 +174,8 @@ def test_without_a_config_it_needs_an_output_file(tmp_path: Path) -> None:
     ("yaml", "expected"),
     [
         ("tasks: [\n", "eval.yaml:2:1: invalid YAML"),
-        ("version: '1'\n", 'needs "tasks", a non-empty list of tasks'),
-        ("tasks:\n  - instruction: x\n    graders: []\n", "eval.yaml:2:5: tasks[0]: must be the task's name"),
+        ("version: '1'\n", 'eval.yaml:1:1: needs "tasks", a list of tasks'),
+        ("tasks:\n  - instruction: x\n    graders: []\n", 'eval.yaml:2:5: tasks[0]: needs "name", the task\'s name'),
         (
             "tasks:\n  - name: t\n    instruction: x\n    workspace:\n      - src: nope.js\n        dest: a.js\n",
             'eval.yaml:5:14: tasks[0].workspace[0].src: "nope.js" does not exist beside eval.yaml',

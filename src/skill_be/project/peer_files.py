@@ -40,7 +40,7 @@ class PeerFile:
         text = read_text(path, what=what)
         self.data: Any = load_yaml(text, self.name)
         self.places = Places(text, "yaml")
-        self._notes: dict[str, list[Any]] = {}  # kind -> [where, words, how many, (line, column)]
+        self._notes: dict[str, list[Any]] = {}  # kind -> [where, words, how many, (line, column), places]
 
     def at(self, loc: Loc, key: bool = False) -> str:
         place = self.places.find(loc, key=key)
@@ -54,17 +54,20 @@ class PeerFile:
     def note(self, loc: Loc, message: str, once: str | None = None) -> None:
         """A warning at `loc`; with `once`, one line for every item of that kind, saying how many more."""
         key = once or f"{len(self._notes)}"
+        where = self.at(loc, key=True)
         if key in self._notes:
-            self._notes[key][2] += 1
+            if where not in self._notes[key][4]:  # the same item seen again (a default, per task) is one
+                self._notes[key][2] += 1
+                self._notes[key][4].add(where)
             return
-        self._notes[key] = [self.at(loc, key=True), message, 1, self.places.find(loc, key=True) or (0, 0)]
+        self._notes[key] = [where, message, 1, self.places.find(loc, key=True) or (0, 0), {where}]
 
     @property
     def notes(self) -> list[str]:
         """The warnings in the file's order."""
         return [
             f"warning: {at}{f' (and {n - 1} more like it)' if n > 1 else ''}: {message}"
-            for at, message, n, _ in sorted(self._notes.values(), key=lambda v: v[3])
+            for at, message, n, _, _ in sorted(self._notes.values(), key=lambda v: v[3])
         ]
 
     def mapping(self, value: object, loc: Loc, what: str) -> dict[str, Any]:
@@ -80,6 +83,9 @@ class PeerFile:
         return value
 
     def text(self, value: object, loc: Loc, what: str = "a non-empty string") -> str:
+        """A non-empty string at `loc` (a missing key is `needs "key"` at its mapping)."""
+        if value is None and loc and isinstance(loc[-1], str):
+            self.error(loc[:-1], f'needs "{loc[-1]}", {what}')
         if not isinstance(value, str) or not value.strip():
             self.error(loc, f"must be {what}, not {type_name(value) if not isinstance(value, str) else 'empty'}")
         return value

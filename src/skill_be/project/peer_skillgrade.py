@@ -40,7 +40,7 @@ WHY = {
     "solution": "skill-be has no reference-solution run (skillgrade --validate)",
     "agentWorkingDir": "the agent works in the workspace's root",
 }
-NODE_BASE = "skill-be builds on its own image (Debian bookworm with Node 22 and the agent CLIs), which has Node"
+OWN_IMAGE = "skill-be builds on its own image (Debian bookworm with Node 22 and the agent CLIs)"
 
 
 def convert(path: Path, out_dir: Path, taken: set[str] | None = None) -> Conversion:
@@ -58,7 +58,9 @@ def convert(path: Path, out_dir: Path, taken: set[str] | None = None) -> Convers
         peer.note(["defaults", "trials"], _trials(defaults["trials"]), once="trials")
     tasks = peer.items(d.get("tasks"), ["tasks"], "tasks")
     if not tasks:
-        peer.error(["tasks"] if "tasks" in d else [], 'needs "tasks", a non-empty list of tasks')
+        peer.error(["tasks"], "must be a non-empty list of tasks") if "tasks" in d else peer.error(
+            [], 'needs "tasks", a list of tasks'
+        )
     ids = taken if taken is not None else set()
     scenarios = [_Task(peer, t, i, defaults, out_dir).scenario(ids) for i, t in enumerate(tasks)]
     data = {"$comment": f"converted from skillgrade's {path.name} by skill-be convert", "scenarios": scenarios}
@@ -101,7 +103,7 @@ class _Task:
 
     def scenario(self, taken: set[str]) -> dict[str, Any]:
         peer, t, loc = self.peer, self.t, self.loc
-        name = peer.text(t.get("name"), [*loc, "name"] if "name" in t else loc, "the task's name")
+        name = peer.text(t.get("name"), [*loc, "name"], "the task's name")
         prompt = read_reference(peer, peer.text(t.get("instruction"), [*loc, "instruction"]), [*loc, "instruction"])
         sc: dict[str, Any] = {"id": scenario_id(name, taken), "mode": "agent", "prompt": prompt}
         self.overrides()
@@ -143,19 +145,22 @@ class _Task:
         """`docker.setup` (the task's over the defaults') becomes the image's setup; `base` cannot be used."""
         own = self.peer.mapping(self.t.get("docker") or {}, [*self.loc, "docker"], "a mapping with base and setup")
         merged = {**(self.defaults.get("docker") or {}), **own}
-        where: Loc = [*self.loc, "docker"] if own else ["defaults", "docker"]
+
+        def where(key: str) -> Loc:
+            return [*self.loc, "docker", key] if key in own else ["defaults", "docker", key]
+
         if merged.get("setup"):
-            setup = read_reference(self.peer, self.peer.text(merged["setup"], [*where, "setup"]), [*where, "setup"])
+            setup = read_reference(self.peer, self.peer.text(merged["setup"], where("setup")), where("setup"))
             self.setup.append(setup)
         base = merged.get("base")
         if isinstance(base, str) and base.strip():
-            words = (
-                f"{NODE_BASE} 22: {base} is not used"
+            fix = (
+                "which has Node"
                 if base.startswith("node:")
-                else f"skill-be builds on its own image (Debian bookworm, Node 22): {base} is not used; install "
-                "what the agent needs from it in environment.setup"
+                else "install what the agent needs from it in environment.setup"
             )
-            self.peer.note([*where, "base"], words, once=f"base:{base}")
+            words = f"{OWN_IMAGE}: {base} is not used; {fix}"
+            self.peer.note(where("base"), words, once=f"base:{base}")
 
     def workspace(self) -> dict[str, Any]:
         """The merged workspace entries (the task's win over the defaults' with the same dest)."""
@@ -178,7 +183,7 @@ class _Task:
         if isinstance(w, str):
             w = {"src": w, "dest": PurePosixPath(w).name}
         w = peer.mapping(w, loc, "a workspace entry: {src or content, dest, chmod}")
-        dest = peer.text(w.get("dest"), [*loc, "dest"] if "dest" in w else loc, "the dest path")
+        dest = peer.text(w.get("dest"), [*loc, "dest"], "the dest path")
         if dest.startswith(WORKSPACE_DIR + "/"):
             dest = dest.removeprefix(WORKSPACE_DIR + "/")
         chmod = w.get("chmod")
@@ -195,9 +200,7 @@ class _Task:
         self.workspace_source(loc, src, dest, out)
 
     def source(self, loc: Loc, w: dict[str, Any]) -> Path:
-        src = self.peer.text(
-            w.get("src"), [*loc, "src"] if "src" in w else loc, "src (a path beside eval.yaml) or content"
-        )
+        src = self.peer.text(w.get("src"), [*loc, "src"], "src (a path beside eval.yaml) or content")
         full = self.base / src
         if not full.exists():
             self.peer.error([*loc, "src"], f'"{src}" does not exist beside {self.peer.path.name}; fix the path')
@@ -255,7 +258,7 @@ class _Task:
         return out
 
     def check_command(self, g: dict[str, Any], loc: Loc) -> str:
-        run = self.peer.text(g.get("run"), [*loc, "run"] if "run" in g else loc, "the grader's command (run)")
+        run = self.peer.text(g.get("run"), [*loc, "run"], "the grader's command (run)")
         ref = file_reference(run, self.base)
         if ref is not None:  # the script itself: run it from the check files
             self.check_files.append(relative(ref, self.out_dir))

@@ -43,7 +43,9 @@ def convert(path: Path, out_dir: Path, taken: set[str] | None = None) -> Convers
             peer.note([key], f'"{key}" is not converted (skill-lens ignores it too)')
     cases = peer.items(d.get("cases"), ["cases"], "cases")
     if not cases:
-        peer.error(["cases"] if "cases" in d else [], 'needs "cases", a non-empty list of cases')
+        peer.error(["cases"], "must be a non-empty list of cases") if "cases" in d else peer.error(
+            [], 'needs "cases", a list of cases'
+        )
     ids = taken if taken is not None else set()
     scenarios = [_case(peer, c, ["cases", i], ids) for i, c in enumerate(cases)]
     data = {"$comment": f"converted from skill-lens's {path.name} by skill-be convert", "scenarios": scenarios}
@@ -55,7 +57,7 @@ def _case(peer: PeerFile, c: object, loc: Loc, taken: set[str]) -> dict[str, Any
     for key in c:
         if key not in CASE_KEYS:
             peer.note([*loc, key], f'"{key}" is not a key of a skill-lens case; not converted')
-    name = peer.text(c.get("name"), [*loc, "name"] if "name" in c else loc, "the case's name")
+    name = peer.text(c.get("name"), [*loc, "name"], "the case's name")
     sc: dict[str, Any] = {"id": scenario_id(name, taken), "prompt": peer.text(c.get("task"), [*loc, "task"])}
     agent = False
     if "tags" in c:
@@ -64,7 +66,7 @@ def _case(peer: PeerFile, c: object, loc: Loc, taken: set[str]) -> dict[str, Any
         peer.note([*loc, "tools"], f"mock tools: no equivalent: {MOCK}", once="tools")
         agent = True
     if c.get("mode", "loaded") == "loaded" and any(k in c for k in ("tools", "trajectory", "workspace")):
-        peer.note([*loc, "mode"] if "mode" in c else loc, "mode loaded: an agent scenario never forces the skill: the "
+        peer.note([*loc, "mode"], "mode loaded: an agent scenario never forces the skill: the "
                   "with-skill arm installs it where the agent finds it (as skill-lens's offered mode)", once="loaded")  # fmt: skip
     agent |= c.get("mode") == "offered"
     checks, agent_checks = _assertions(peer, c.get("assertions"), [*loc, "assertions"])
@@ -87,7 +89,9 @@ def _case(peer: PeerFile, c: object, loc: Loc, taken: set[str]) -> dict[str, Any
         agent = True
     if agent:
         sc = {"id": sc["id"], "mode": "agent", **{k: v for k, v in sc.items() if k != "id"}}
-    if not any(k in sc for k in ("criteria", "assertions", "checks", "expect", "budget")):
+    if not any(k in sc for k in ("criteria", "assertions", "checks", "expect")):
+        if sc.pop("budget", None) is not None:  # a budget alone grades nothing in skill-be
+            peer.note([*loc, "budget"], "a budget alone is not converted: add an assertion or a rubric to keep its limits")
         sc["graded"] = False
         peer.note(
             loc, "the case declares no scoring (skill-lens passes it): the scenario runs for review (graded: false)"
@@ -102,11 +106,9 @@ def _assertions(peer: PeerFile, items: object, loc: Loc) -> tuple[list[dict[str,
         a = peer.mapping(a, [*loc, j], "an assertion: a mapping with kind")
         kind = a.get("kind")
         if kind in KINDS:
-            checks.append(
-                {"type": kind, "value": peer.text(a.get("value"), [*loc, j, "value"] if "value" in a else [*loc, j])}
-            )
+            checks.append({"type": kind, "value": peer.text(a.get("value"), [*loc, j, "value"])})
         elif kind == "file-produced":
-            file = peer.text(a.get("file"), [*loc, j, "file"] if "file" in a else [*loc, j], "the file's path")
+            file = peer.text(a.get("file"), [*loc, j, "file"], "the file's path")
             agent_checks.append({"name": f"file-produced {file}", "run": f"test -f '{file}'"})
         elif kind == "json-schema" and isinstance(a.get("schema", a.get("value")), dict) and "file" not in a:
             checks.append({"type": "json-schema", "value": a.get("schema", a.get("value"))})
