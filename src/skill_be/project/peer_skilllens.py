@@ -91,7 +91,9 @@ def _case(peer: PeerFile, c: object, loc: Loc, taken: set[str]) -> dict[str, Any
         sc = {"id": sc["id"], "mode": "agent", **{k: v for k, v in sc.items() if k != "id"}}
     if not any(k in sc for k in ("criteria", "assertions", "checks", "expect")):
         if sc.pop("budget", None) is not None:  # a budget alone grades nothing in skill-be
-            peer.note([*loc, "budget"], "a budget alone is not converted: add an assertion or a rubric to keep its limits")
+            peer.note(
+                [*loc, "budget"], "a budget alone is not converted: add an assertion or a rubric to keep its limits"
+            )
         sc["graded"] = False
         peer.note(
             loc, "the case declares no scoring (skill-lens passes it): the scenario runs for review (graded: false)"
