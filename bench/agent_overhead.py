@@ -1,6 +1,6 @@
 """skill-be's overhead per agent run: the same scripted agent task (Claude Code against the scripted
 tool-use model, tests/support/agent_model_server.py, on loopback) run directly with the CLI on this
-machine, and through skill-be's Docker sandbox (container, egress proxy, workspace copied in and out,
+machine, and through skill-be's docker agent box (container, egress proxy, workspace copied in and out,
 stream parsed, record and diff built), side by side in the same run; then 8 runs through skill-be at
 concurrency 4 against the ideal (2 x one run).
 
@@ -25,7 +25,7 @@ from typing import Any
 from _shared import load_support  # bench/_shared.py (this folder is on sys.path when a benchmark runs)
 
 from skill_be import __version__
-from skill_be.agents.base import AgentLimits, AgentSetup, ModelEndpoint, SkillToInstall
+from skill_be.agents.drivers.base import AgentLimits, AgentSetup, ModelEndpoint, SkillToInstall
 from skill_be.agents.record import record_of
 from skill_be.agents.workspace import git_repo, write_files
 
@@ -86,27 +86,19 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=4)
     args = parser.parse_args()
 
-    import docker
-
-    from skill_be.agents.container import DockerBoxes, DockerSandbox
-    from skill_be.agents.egress import EgressProxy, plan_for
-    from skill_be.agents.registry import driver
-    from skill_be.commands.agent_parts import IMAGE_PATH
+    from skill_be.agents.boxes import BoxSettings, open_box
+    from skill_be.agents.drivers import driver
 
     ams = load_server()
     work = Path(tempfile.mkdtemp(prefix="bench-agent-server-"))
     server = ams.AgentServer(str(work), netns=False)
-    client = docker.from_env()
     setup = setup_for(server)
-    plan = plan_for([setup.endpoint])
-    proxy = EgressProxy(client, IMAGE, plan)
-    proxy.start()
-    box = DockerSandbox(DockerBoxes(client, IMAGE, egress=proxy), plan)
+    box = open_box("docker", BoxSettings(image=IMAGE, endpoints=[setup.endpoint]), print)
     try:
         server.agent(skill="greet", load="offered", write={"path": "out.txt", "content": "hello"},
                      command="echo ran > ran.txt", final="DONE")  # fmt: skip
         host = driver("claude", path=os.environ.get("PATH", ""))
-        inside = driver("claude", path=IMAGE_PATH)
+        inside = driver("claude", **box.driver_options(lambda: "claude"))
         files = git_repo({"README.md": b"# team\n"})
         through(box, inside, setup, files)  # warm-up: the image's layers, the CLI's first start
         direct(host, setup, files)
@@ -136,7 +128,6 @@ def main() -> int:
               f"{wall / alone:.2f}x")  # fmt: skip
     finally:
         box.close()
-        proxy.close()
         server.stop()
         shutil.rmtree(work, ignore_errors=True)
     return 0

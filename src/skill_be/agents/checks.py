@@ -1,6 +1,8 @@
-"""Check commands' results as report lines: exit 0 passes; a check whose last line of output is one
-JSON object `{"checks": [{"name": ..., "passed": ...}, ...]}` (skillgrade's grader shape) gives one
-line per entry instead."""
+"""An agent scenario's lines besides its criteria (the engine's second kind of line, as code tests are):
+`check: <name>` per check command, exit 0 passes; a check whose last line of output is one JSON object
+`{"checks": [{"name": ..., "passed": ...}, ...]}` (skillgrade's grader shape) gives one line per
+entry instead, `check: <name> › <entry>`; and `skill loaded` / `skill not loaded` for
+expect.skillLoaded."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ import json
 from collections.abc import Sequence
 from typing import Protocol
 
+from skill_be.project.agent_models import AgentScenario
+
 CHECK_PREFIX = "check: "
+SKILL_LOADED, SKILL_NOT_LOADED = "skill loaded", "skill not loaded"
 ENTRY_SEP = " › "
 MESSAGE_LIMIT = 600
 
@@ -75,3 +80,15 @@ def expand_names(names: Sequence[str], seen: Sequence[Sequence[str]]) -> tuple[s
                         entries.append(n)
         out.extend(entries or [name])
     return tuple(out)
+
+
+def skill_lines(agent: AgentScenario) -> tuple[str, ...]:
+    """The skill line expect.skillLoaded asks for, if any."""
+    if agent.skill_loaded is None:
+        return ()
+    return (SKILL_LOADED if agent.skill_loaded else SKILL_NOT_LOADED,)
+
+
+def line_names(agent: AgentScenario, code_tests: Sequence[str]) -> tuple[str, ...]:
+    """The lines known before the run: code tests, one per check, the skill line."""
+    return (*code_tests, *(CHECK_PREFIX + c.name for c in agent.checks), *skill_lines(agent))

@@ -7,13 +7,11 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from skill_be.agents.base import Transcript
+from skill_be.agents.boxes import AgentRun
+from skill_be.agents.drivers.base import Transcript
 from skill_be.agents.workspace import Files, cut, diff
-
-if TYPE_CHECKING:
-    from skill_be.agents.container import AgentRun
 
 ARG_LIMIT = 2000  # characters of one tool call's arguments kept
 RESULT_LIMIT = 2000  # of its result
@@ -110,3 +108,13 @@ def composite(record: Mapping[str, Any]) -> str:
         + cut(record.get("diff") or "(no changes)", JUDGE_DIFF, "diff")
         + "\n"
     )
+
+
+def after_files(before: Files, record: Mapping[str, Any]) -> Files:
+    """The finished workspace: the start files with the record's changes applied."""
+    after = dict(before)
+    for path, b64 in (record.get("changed") or {}).items():
+        after[path] = base64.b64decode(b64)
+    for path in record.get("deleted") or ():
+        after.pop(path, None)
+    return after

@@ -13,7 +13,6 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 
-from skill_be.agents.base import SkillToInstall
 from skill_be.proc import StartFailed, run_sync
 from skill_be.project.agent_models import AgentScenario
 
@@ -211,19 +210,3 @@ def cut(text: str, limit: int, what: str) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n[... {len(text) - limit} more characters of the {what} cut]\n"
-
-
-SKILL_FILE_LIMIT = 8 << 20  # a skill folder installed for an agent: at most this many bytes
-
-
-def folder_to_install(folder: Path, name: str, description: str) -> SkillToInstall:
-    """A skill folder as an agent CLI installs it (engine/agent.py reads no file itself)."""
-    files: dict[str, bytes] = {}
-    total = 0
-    for p in sorted(folder.rglob("*")):
-        if p.is_file() and not p.is_symlink() and ".git" not in p.relative_to(folder).parts:
-            total += p.stat().st_size
-            if total > SKILL_FILE_LIMIT:
-                break
-            files[p.relative_to(folder).as_posix()] = p.read_bytes()
-    return SkillToInstall(name=name, description=description, files=files)

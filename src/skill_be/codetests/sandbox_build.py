@@ -26,11 +26,10 @@ def fallback_kind() -> str:
 def auto_kind(image: str, warn: Callable[[str], None]) -> str:
     """`auto` with an engine that answers: docker when it has the default image (or skill-be runs in
     its own image there), else the fallback, with the note."""
-    import docker
-
+    from skill_be import containers
     from skill_be.codetests.sandbox.image import resolve
 
-    client = docker.from_env()
+    client = containers.client()
     try:
         resolve(client, image)
         return "docker"
@@ -61,27 +60,21 @@ def build_args(base: str, ca_certs: str) -> dict[str, str]:
 def build(tag: str, base: str, ca_certs: str, log: Callable[[str], None], client: Any = None) -> None:
     """docker build --force-rm --target sandbox -t <tag> over the shipped context; SkillBeError with
     the engine's last words when it fails."""
-    import docker
     from docker.errors import DockerException
+
+    from skill_be import containers
 
     own = client is None
     try:
-        client = client or docker.from_env(timeout=600)
+        client = client or containers.client(timeout=600)
         with tempfile.TemporaryDirectory(prefix="skill-be-sandbox-") as folder:
             context(Path(folder))
-            stream = client.api.build(
-                path=folder, tag=tag, target="sandbox", forcerm=True, rm=True, decode=True,
-                buildargs=build_args(base, ca_certs),
-            )  # fmt: skip
-            for chunk in stream:
-                if "error" in chunk:
-                    raise SkillBeError(f"sandbox build: docker build failed: {' '.join(str(chunk['error']).split())}")
-                text = str(chunk.get("stream") or "").rstrip()
-                if text:
-                    log(text)
+            containers.build(client, Path(folder), tag, log, target="sandbox", buildargs=build_args(base, ca_certs))
+    except containers.BuildFailed as e:
+        raise SkillBeError(f"sandbox build: docker build failed: {e}") from None
     except DockerException as e:
         raise SkillBeError(
-            f"sandbox build: no Docker engine answers ({' '.join(str(e).split())[:200]}); start Docker"
+            f"sandbox build: no Docker engine answers ({containers.short(e)[:200]}); start Docker"
         ) from None
     finally:
         if own and client is not None:

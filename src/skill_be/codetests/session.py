@@ -33,7 +33,7 @@ def choose_sandbox(configured: str) -> str:
     if configured != "auto":
         return configured
     from skill_be.codetests.sandbox import bwrap
-    from skill_be.codetests.sandbox.docker import engine_answers
+    from skill_be.containers import engine_answers
 
     if engine_answers() is None:
         return "docker"

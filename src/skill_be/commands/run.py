@@ -118,9 +118,10 @@ async def _benchmark(
     cache = CacheUse(config) if cache_on else None
     started = datetime.now().astimezone()
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
+    arms = against.arms if against else DEFAULT_ARMS
     async with (
         assemble(project, grader=graded, keep_deps=options.keep_deps) as parts,
-        agent_side(project, parts.models, parts.redactor, warn) as agents,  # issue 17: agent scenarios
+        agent_side(project, parts.models, parts.redactor, warn, arms) as agents,  # agent scenarios
     ):
         header = report_header(project, parts, settings, started)
         run_dir = RunDir(config.results, started, parts.redactor)
@@ -149,7 +150,7 @@ async def _benchmark(
         await drive(
             project, parts, files, settings, concurrency,
             hook=hook, units=units, agents=agents, triggers=triggers, interrupted=kept,
-            arms=against.arms if against else DEFAULT_ARMS, judge=against.judge if against else None,
+            arms=arms, judge=against.judge if against else None,
         )  # fmt: skip
     files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
     code = finish(project, files, junit, said=files.compare_with_base(base))  # run --base: the comparison

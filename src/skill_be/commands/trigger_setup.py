@@ -5,7 +5,6 @@ skill's trigger calls beside its scenarios and folds the verdict into its gate."
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -126,27 +125,30 @@ class TriggerRuns:
 
 def skill_files_of(project: Project, description: Mapping[str, str] | None = None) -> dict[str, dict[str, bytes]]:
     """Every offered skill's files by its name, for agent CLIs (read only when one is under test)."""
-    from skill_be.commands.trigger_agents import skill_files
+    from skill_be.agents.skills import read_skill
 
     out: dict[str, dict[str, bytes]] = {}
     for skill in project.skills:
         for o in offered_skills(project, skill):
             if o.name not in out or o.folder == skill.dir:
                 new = (description or {}).get(skill.name) if o.folder == skill.dir else None
-                out[o.name] = skill_files(o.folder, new)
+                out[o.name] = dict(read_skill(o.folder, o.name, o.description, new).files)
     return out
 
 
 def choosers_for(parts: Parts, description: Mapping[str, str] | None = None) -> dict[str, Chooser]:
-    """The agent CLIs' choosers (commands/trigger_agents.py); none when no model is an agent CLI."""
-    from skill_be.commands.trigger_agents import DRIVERS, agent_choosers
+    """The agent CLIs' choosers (agents/triggers.py), each running its CLI on this machine through the
+    process box; none when no model is an agent CLI."""
+    from skill_be.agents.boxes.process import ProcessBox
+    from skill_be.agents.drivers import DRIVERS
+    from skill_be.agents.triggers import agent_choosers
 
-    config = parts.project.config
-    entries = list(zip([m.label for m in parts.models], config.models, strict=True))
-    if not any(e.adapter in DRIVERS for _, e in entries):
+    pairs = zip(parts.models, parts.project.config.models, strict=True)
+    models = [(m.label, m.adapter) for m, e in pairs if e.adapter in DRIVERS]
+    if not models:
         return {}
     files = skill_files_of(parts.project, description)
-    return agent_choosers(entries, os.environ, config.trigger_turns, files, warn=warn)
+    return agent_choosers(models, parts.project.config.trigger_turns, files, ProcessBox(), warn=warn)
 
 
 def trigger_runs(project: Project, parts: Parts, settings: Settings, shard: str | None) -> TriggerRuns | None:

@@ -11,6 +11,8 @@ from typing import NamedTuple, Protocol
 from skill_be.adapters.base import Adapter, AdapterStartError, Answer, CallContext
 from skill_be.project.attachments import Attachment
 
+GRADE, GENERATE = 0, 1  # a call's kind in its priority: gradings before generations (Engine.priority)
+
 
 @dataclass(frozen=True)
 class Model:

@@ -8,12 +8,12 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from skill_be.adapters.base import AdapterStartError, CallContext
 from skill_be.engine.arms import DEFAULT_ARMS, REUSE, RUN, Arm
 from skill_be.engine.assertions import grade_model_free
-from skill_be.engine.calls import LIVE, Call, CallHook, CallTag, Model
+from skill_be.engine.calls import GENERATE, GRADE, LIVE, Call, CallHook, CallTag, Model
 from skill_be.engine.gate import Gate, LineScore, ScenarioLines
 from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.observations import Grading, Output, TestRun
@@ -24,12 +24,7 @@ from skill_be.project.config import GateConfig, Price
 from skill_be.project.evals import Scenario
 from skill_be.project.loader import Skill
 
-if TYPE_CHECKING:
-    from skill_be.engine.agent import AgentSide
-
-__all__ = ["Call", "CallTag", "Engine", "Model", "Settings", "SkillRun"]  # Call, CallTag, Model: engine/calls.py
-
-GRADE, GENERATE = 0, 1
+__all__ = ["GENERATE", "GRADE", "Call", "CallTag", "Engine", "Model", "Settings", "SkillRun"]  # engine/calls.py
 UnitFilter = Callable[[str, str, str, int], bool]  # (skill, scenario, model label, rep) -> run it
 
 
@@ -49,6 +44,17 @@ class CodeTests(Protocol):
 
     def test_names(self, skill: str, scenario_id: str) -> tuple[str, ...]: ...
     async def run(self, skill: str, scenario_id: str, answer: str) -> TestRun: ...
+
+
+class AgentOutputs(Protocol):
+    """The engine's seam to agent scenarios (engine/agent.py `AgentSide`): their lines, and an output
+    made by an agent run instead of a model call."""
+
+    def line_names(self, scenario: Scenario, code_tests: tuple[str, ...]) -> tuple[str, ...]: ...
+    def final_lines(self, lines: list[ScenarioLines], outputs: Sequence[Output]) -> list[ScenarioLines]: ...
+    async def output(
+        self, engine: Engine, skill: Skill, skill_index: int, sl: ScenarioLines, model: Model, rep: int, arm: Arm
+    ) -> Output: ...
 
 
 class Listener(Protocol):
@@ -124,7 +130,7 @@ class Engine:
         hook: CallHook = LIVE,
         units: UnitFilter = every_unit,
         arms: Sequence[Arm] = DEFAULT_ARMS,
-        agents: AgentSide | None = None,
+        agents: AgentOutputs | None = None,
     ) -> None:
         self.models = tuple(models)
         self.grader = grader
@@ -178,7 +184,7 @@ class Engine:
         scores and gate, and with --top-up (engine/topup.py) more reps of what was inconclusive."""
         started = time.monotonic()
         lines = self.lines(skill)
-        if self.agents is not None:  # agent hook 1/3: checks and the skill line are lines too
+        if self.agents is not None:  # agent scenarios: checks and the skill line are lines too
             lines = [
                 ScenarioLines(sl.scenario, self.agents.line_names(sl.scenario, sl.tests)) if sl.scenario.agent else sl
                 for sl in lines
@@ -213,7 +219,7 @@ class Engine:
         async with asyncio.TaskGroup() as group:
             for sl, model, rep in mine:
                 group.create_task(one_rep(sl, model, rep))
-        if self.agents is not None:  # agent hook 2/3: a JSON-lines check's entries become its lines
+        if self.agents is not None:  # agent scenarios: a JSON-lines check's entries become its lines
             lines = self.agents.final_lines(lines, outputs)
         return await self.settle(skill, lines, outputs, time.monotonic() - started, one_rep)
 
@@ -238,7 +244,7 @@ class Engine:
         self, skill: Skill, skill_index: int, sl: ScenarioLines, model: Model, rep: int, arm: Arm
     ) -> Output:
         sc = sl.scenario
-        if sc.agent is not None and self.agents is not None:  # agent hook 3/3: engine/agent.py
+        if sc.agent is not None and self.agents is not None:  # agent scenarios: an agent run makes the output
             return await self.agents.output(self, skill, skill_index, sl, model, rep, arm)
         prompt = arm.prompt(sc, skill, self.settings.template)
         out = Output(scenario=sc.id, model=model.label, rep=rep, arm=arm.name, prompt_chars=len(prompt))
@@ -253,7 +259,7 @@ class Engine:
             out.text, out.usage, out.meta = answer.text, answer.usage, dict(answer.meta)
             jobs = []
             if sc.criteria and self.grader is not None:
-                jobs.append(self._grade_all(out, sc, skill_index, where, skill.name))
+                jobs.append(self.grade(out, sc, skill_index, where, skill.name))
             if sc.output is not None and self.tests is not None:
                 jobs.append(self._test(out, skill, sc.id, where))
             await asyncio.gather(*jobs)
@@ -267,7 +273,8 @@ class Engine:
         prices = self.settings.prices
         return prices.get(model.label) or prices.get(str(model.adapter.describe().get("id", "")))
 
-    async def _grade_all(self, out: Output, sc: Scenario, skill_index: int, where: str, skill: str) -> None:
+    async def grade(self, out: Output, sc: Scenario, skill_index: int, where: str, skill: str) -> None:
+        """The output's criteria graded `gradings` times, the majority kept (notes for ties and failures)."""
         assert out.text is not None and self.grader is not None
         criteria = sc.criteria
         prompt = grader_prompt(self.settings.grader_rules, criteria, out.text, sc.judge_context)

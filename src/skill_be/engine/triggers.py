@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from skill_be.adapters.base import Adapter, Answer, CallContext
 from skill_be.adapters.choice import Chooser, Offered, choice_prompt, choose_by_prompt
-from skill_be.engine.calls import CallTag, Model
-from skill_be.engine.runner import GENERATE, Engine
+from skill_be.engine.calls import GENERATE, CallTag, Model
+from skill_be.engine.runner import Engine
 from skill_be.engine.trigger_scores import Observation, TriggerResult, decide
 from skill_be.project.triggers import TriggerQuery
 

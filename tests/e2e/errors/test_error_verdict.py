@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.e2e.run.helpers import project, run, write
 
-from skill_be.codetests.sandbox.docker import engine_answers
+from skill_be.containers import engine_answers
 from skill_be.reports.errors import EXIT_ERROR
 
 GOOD_MODEL = "import sys\np = sys.stdin.read()\nprint('SKILLED allocate' if 'LIBRARY DOCS' in p else 'plain')\n"

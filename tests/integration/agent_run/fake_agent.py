@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path, PurePosixPath
 
-from skill_be.agents.base import AgentSetup, Launch, ToolCall, Transcript
+from skill_be.agents.drivers.base import AgentSetup, Launch, ToolCall, Transcript
 
 AGENT = r"""
 import json, os, subprocess, sys, urllib.request

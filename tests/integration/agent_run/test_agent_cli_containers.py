@@ -25,12 +25,20 @@ from typing import Any
 import pytest
 from tests.integration.agent_run.conftest import IMAGE, Canary
 
-from skill_be.agents.base import AgentDriver, AgentLimits, AgentSetup, Launch, ModelEndpoint, SkillToInstall, Transcript
-from skill_be.agents.container import BoxLimits, DockerBoxes, DockerSandbox
-from skill_be.agents.egress import EgressProxy, plan_for
-from skill_be.agents.registry import driver
+from skill_be.agents.boxes import BoxSettings
+from skill_be.agents.boxes.docker import IMAGE_PATH, DockerBox, create
+from skill_be.agents.boxes.egress import plan_for
+from skill_be.agents.drivers import driver
+from skill_be.agents.drivers.base import (
+    AgentDriver,
+    AgentLimits,
+    AgentSetup,
+    Launch,
+    ModelEndpoint,
+    SkillToInstall,
+    Transcript,
+)
 from skill_be.agents.workspace import git_repo
-from skill_be.commands.agent_parts import IMAGE_PATH
 
 SUPPORT = Path(__file__).resolve().parents[2] / "support"
 sys.path.insert(0, str(SUPPORT))
@@ -114,19 +122,20 @@ def tls(tmp_path_factory: pytest.TempPathFactory, server: Any, canary: Canary) -
 
 
 @pytest.fixture(scope="module")
-def box(client: Any, server: Any, tls: tuple[str, bytes]) -> Iterator[DockerSandbox]:
+def box(client: Any, server: Any, tls: tuple[str, bytes]) -> Iterator[DockerBox]:
     # One proxy for the three CLIs and both ways: one tunnel (every http endpoint is the same host and
-    # port) and CONNECT to the TLS front. The boxes get the limits a user gets (2 GB: opencode alone
+    # port) and CONNECT to the TLS front. The box gets the limits a user gets (2 GB: opencode alone
     # takes about 600 MB).
-    plan = plan_for([endpoint(url, cli) for cli in PROVIDER for url in (server.base_url, tls[0])])
+    endpoints = [endpoint(url, cli) for cli in PROVIDER for url in (server.base_url, tls[0])]
+    plan = plan_for(endpoints)
     assert len(plan.tunnels) == 1 and plan.allow == (tls[0].removeprefix("https://"),)
-    proxy = EgressProxy(client, IMAGE, plan)
-    proxy.start()
-    box = DockerSandbox(DockerBoxes(client, IMAGE, BoxLimits(), proxy), plan)
+    box = create(BoxSettings(image=IMAGE, endpoints=endpoints), lambda _: None)
+    assert box.egress is not None
+    proxy = box.egress
     yield box
+    refused = proxy.refused()
     box.close()
-    assert proxy.refused() == []  # no CLI asked the proxy for any other host
-    proxy.close()
+    assert refused == []  # no CLI asked the proxy for any other host
 
 
 class Trusting:
@@ -134,7 +143,7 @@ class Trusting:
     would make it (Node and Bun, which runs opencode and Claude Code, read NODE_EXTRA_CA_CERTS)."""
 
     def __init__(self, inner: AgentDriver, cert: bytes) -> None:
-        self.inner, self.cert, self.name = inner, cert, inner.name
+        self.inner, self.cert, self.name, self.trigger_tools = inner, cert, inner.name, inner.trigger_tools
 
     def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
         launch = self.inner.prepare(setup, workspace, home)
@@ -156,7 +165,7 @@ def setup(base_url: str, cli: str, skills: tuple[SkillToInstall, ...]) -> AgentS
 
 @pytest.mark.parametrize("cli", tuple(PROVIDER))
 def test_the_cli_acts_in_its_container_with_and_without_the_skill(
-    box: DockerSandbox, server: Any, tls: tuple[str, bytes], cli: str
+    box: DockerBox, server: Any, tls: tuple[str, bytes], cli: str
 ) -> None:
     server.agent(skill="greet", load="offered", write={"path": "out.txt", "content": "hello team"},
                  command="echo ran > ran.txt", final="DONE")  # fmt: skip

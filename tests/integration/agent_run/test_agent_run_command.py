@@ -72,7 +72,7 @@ import time
 from skill_be import cli
 from skill_be.commands import agent_parts
 from tests.integration.agent_run.fake_agent import FakeDriver
-agent_parts._drivers = lambda: lambda name, **options: FakeDriver()
+agent_parts.driver = lambda name, **options: FakeDriver()
 sys.exit(cli.main(sys.argv[1:]))
 """
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from skill_be.agents.base import AgentLimits, AgentSetup, Launch, ModelEndpoint, SkillToInstall, Transcript
-from skill_be.agents.registry import driver
+from skill_be.agents.drivers import driver
+from skill_be.agents.drivers.base import AgentLimits, AgentSetup, Launch, ModelEndpoint, SkillToInstall, Transcript
 
 SUPPORT = Path(__file__).resolve().parents[2] / "support"
 sys.path.insert(0, str(SUPPORT))

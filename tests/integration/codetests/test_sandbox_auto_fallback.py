@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from skill_be.codetests.sandbox.docker import engine_answers
 from skill_be.codetests.sandbox.image import DEFAULT_IMAGE
 from skill_be.codetests.sandbox_build import auto_kind, fallback_kind
+from skill_be.containers import engine_answers
 
 
 @pytest.fixture(autouse=True)

@@ -22,7 +22,9 @@ import pytest
 
 from skill_be.adapters.base import CallContext
 from skill_be.adapters.choice import Offered
-from skill_be.commands.trigger_agents import agent_choosers
+from skill_be.adapters.registry import AdapterEnv, AdapterRegistry
+from skill_be.agents.boxes.process import ProcessBox
+from skill_be.agents.triggers import agent_choosers
 from skill_be.project.config import AdapterEntry
 from skill_be.project.where import Where
 
@@ -57,11 +59,14 @@ def test_the_loaded_skill_is_read_from_the_transcript(server: Any, cli: str, tmp
         pytest.fail(f"{name} is not on PATH: run .ci/steps/30-agent-clis.sh and source .ci/env")
     provider = PROVIDER[cli]
     url = server.base_url + ("/v1" if provider == "openai" else "")
-    settings = {"adapter": cli, "id": "agent-mock", "provider": provider, "baseUrl": url, "apiKeyEnv": "TRIGGER_KEY"}
+    settings = {"adapter": cli, "id": "agent-mock", "baseUrl": url, "apiKeyEnv": "TRIGGER_KEY"}
+    if cli != "claude-cli":  # claude speaks anthropic only, and takes no provider key
+        settings["provider"] = provider
     entry = AdapterEntry(cli, "agent-mock", settings, Where("skill-be.yaml", "model"))
     warnings: list[str] = []
     environ = {**os.environ, "TRIGGER_KEY": "sk-trigger-test"}
-    choosers = agent_choosers([("m", entry)], environ, 3, FILES, warn=warnings.append)
+    adapter = AdapterRegistry().create(entry, AdapterEnv(tmp_path, environ, label="m"))
+    choosers = agent_choosers([("m", adapter)], 3, FILES, ProcessBox(), warn=warnings.append)
     assert warnings == [] and list(choosers) == ["m"]
     ctx = CallContext(timeout_seconds=120, cwd=tmp_path)
     for (skill, load), expected in CASES:

@@ -1,7 +1,7 @@
-"""Trigger evals on an agent CLI, through a driver: a FAKE driver and a fake CLI (a Python script that
-prints JSON events), since agent mode's real drivers are on another branch. The chooser installs the
-offered skills, runs the launch in an empty workspace, and counts a load only within `turns`; a
-final message that names the skill without loading it is not a trigger."""
+"""Trigger evals on an agent CLI, through a driver and the process box: a FAKE driver and a fake CLI (a
+Python script that prints JSON events). The chooser installs the offered skills, runs the launch in
+an empty workspace that is a git repository, and counts a load only within `turns`; a final message
+that names the skill without loading it is not a trigger."""
 
 from __future__ import annotations
 
@@ -10,15 +10,16 @@ import json
 import os
 import sys
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 
 import pytest
 
 from skill_be.adapters.base import CallContext
 from skill_be.adapters.choice import Offered
-from skill_be.agents.base import AgentSetup, Launch, ModelEndpoint, Transcript
-from skill_be.commands.trigger_agents import AgentChooser
+from skill_be.agents.boxes.process import ProcessBox
+from skill_be.agents.drivers.base import AgentSetup, Launch, ModelEndpoint, Transcript
+from skill_be.agents.triggers import AgentChooser
 
 FAKE_CLI = textwrap.dedent(
     """
@@ -72,7 +73,7 @@ def chooser(tmp_path: Path) -> tuple[AgentChooser, FakeDriver]:
         "duration": {"SKILL.md": b"---\nname: duration\n---\n"},
         "money": {"SKILL.md": b"---\nname: money\n---\n"},
     }
-    return AgentChooser(driver, ModelEndpoint("m", "anthropic"), 3, files), driver
+    return AgentChooser(driver, ModelEndpoint("m", "anthropic"), 3, files, ProcessBox()), driver
 
 
 OFFERED = [Offered("duration", "time"), Offered("money", "cash")]
@@ -100,25 +101,35 @@ def test_turn_limit_is_the_setting(chooser: tuple[AgentChooser, FakeDriver]) -> 
     assert asyncio.run(c.choose("load it late", OFFERED, CTX)).name == "duration"
 
 
-def test_a_launch_may_write_only_inside_its_own_folder(tmp_path: Path) -> None:
-    from skill_be.adapters.base import CallError
-    from skill_be.commands.trigger_agents import host_launch
+class Writer:
+    """A driver whose launch writes one file where it is told, then prints ok."""
 
-    folder = tmp_path / "call"
-    folder.mkdir()
+    name = "writer"
+
+    def __init__(self, target: Callable[[PurePosixPath], PurePosixPath]) -> None:
+        self.target = target
+
+    def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
+        argv = [sys.executable, "-c", "print('ok')"]
+        return Launch(argv, {"PATH": os.environ["PATH"]}, {self.target(home): b"x"}, workspace)
+
+    def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
+        return Transcript(final_message=stdout.strip(), turns=1)
+
+
+def test_a_launch_may_write_only_inside_its_own_folder(tmp_path: Path) -> None:
     outside = tmp_path / "outside.txt"
-    argv = [sys.executable, "-c", "print('ok')"]
-    env = {"PATH": os.environ["PATH"]}
-    attack = Launch(
-        argv, env, {PurePosixPath(str(folder / "ws" / ".." / ".." / "outside.txt")): b"x"}, PurePosixPath(str(folder))
-    )
-    with pytest.raises(CallError, match="outside the trigger call's folder"):
-        asyncio.run(host_launch(attack, folder, 10))
+    setup = AgentSetup("p", ModelEndpoint("m", "anthropic"))
+    attack = Writer(lambda home: home / os.path.relpath(outside, home))  # home/../../<to outside.txt>
+    run = ProcessBox().run_agent(attack, setup, {})
+    assert run.error is not None and "outside the run's folder" in run.error
     assert not outside.exists()
     # the control: the same write inside the folder is made, and the launch runs
-    inside = Launch(argv, env, {PurePosixPath(str(folder / "home" / "x.txt")): b"x"}, PurePosixPath(str(folder)))
-    assert asyncio.run(host_launch(inside, folder, 10)).strip() == "ok"
-    assert (folder / "home" / "x.txt").read_bytes() == b"x"
-    # and the attack's own write lands when its target is inside the boundary: the check is what stopped it
-    asyncio.run(host_launch(attack, tmp_path, 10))
+    inside = ProcessBox().run_agent(Writer(lambda home: home / "x.txt"), setup, {})
+    assert inside.error is None and inside.stdout.strip() == "ok"
+    # and the attack's own write lands when the boundary is not kept: the check is what stopped it
+    from skill_be.agents.boxes.process import write_launch
+
+    launch = attack.prepare(setup, PurePosixPath(str(tmp_path / "a" / "ws")), PurePosixPath(str(tmp_path / "a" / "h")))
+    write_launch(launch, Path("/"), tmp_path / "a" / "ws")
     assert outside.read_bytes() == b"x"

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from skill_be.agents.base import ModelEndpoint
+from skill_be.agents.boxes import CheckResult
+from skill_be.agents.boxes.egress import CONNECT_PORT, plan_for
+from skill_be.agents.boxes.egress_main import serve
 from skill_be.agents.checks import check_lines, expand_names, json_entries
-from skill_be.agents.container import CheckResult
-from skill_be.agents.egress import CONNECT_PORT, plan_for
-from skill_be.agents.egress_main import serve
+from skill_be.agents.drivers.base import ModelEndpoint
+from skill_be.agents.preflight import first_word
 from skill_be.agents.record import composite
 from skill_be.agents.workspace import cut, diff, digest, from_tar, git_repo, to_tar
-from skill_be.engine.agent import first_word
 from skill_be.errors import ConfigError
 from skill_be.project.evals import load_eval
 
@@ -188,7 +188,7 @@ def test_bad_agent_keys_are_one_line_with_their_place(tmp_path: Path, scenario: 
 
 
 def test_skills_in_a_parent_of_the_workspace_are_found(tmp_path: Path) -> None:
-    from skill_be.agents.host_box import parent_skills
+    from skill_be.agents.boxes.process import parent_skills
 
     (tmp_path / "a" / "b").mkdir(parents=True)
     assert parent_skills(tmp_path / "a" / "b") == []  # the control: nothing there

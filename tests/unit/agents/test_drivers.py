@@ -11,8 +11,8 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from skill_be.agents.base import AgentLimits, AgentSetup, ModelEndpoint, SkillToInstall
-from skill_be.agents.registry import driver
+from skill_be.agents.drivers import driver
+from skill_be.agents.drivers.base import AgentLimits, AgentSetup, ModelEndpoint, SkillToInstall
 
 WS, HOME = PurePosixPath("/work/ws"), PurePosixPath("/work/home")
 KEY = "sk-unit-secret"
@@ -167,10 +167,10 @@ def test_opencode_stream_load_and_error_event() -> None:
 
 def test_the_registry_imports_a_driver_only_when_it_is_named() -> None:
     code = (
-        "import sys; from skill_be.agents.registry import driver, ADAPTERS;"
-        "assert 'skill_be.agents.opencode' not in sys.modules;"
+        "import sys; from skill_be.agents.drivers import driver, DRIVERS;"
+        "assert 'skill_be.agents.drivers.opencode' not in sys.modules;"
         "d = driver('opencode-cli'); assert d.name == 'opencode';"
-        "assert 'skill_be.agents.claude' not in sys.modules"
+        "assert 'skill_be.agents.drivers.claude' not in sys.modules"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ))
     assert result.returncode == 0, result.stderr

@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from skill_be.agents.opencode import API_ERROR, TURN_MARKER
-from skill_be.agents.turn_limit import WRAPPER
+from skill_be.agents.drivers.opencode import API_ERROR, TURN_MARKER
+from skill_be.agents.drivers.turn_limit import WRAPPER
 
 FAKE = r"""
 import sys, time

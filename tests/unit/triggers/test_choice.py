@@ -6,7 +6,7 @@ import pytest
 
 from skill_be.adapters.base import CallError
 from skill_be.adapters.choice import Offered, choice_prompt, read_choice, tool_names
-from skill_be.commands.trigger_agents import with_description
+from skill_be.agents.skills import with_description
 
 OFFERED = [Offered("duration", "Use for lengths of time."), Offered("money", "Use for amounts.")]
 

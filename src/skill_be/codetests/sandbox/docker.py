@@ -29,11 +29,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import docker
 from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.types import Mount
 
-from skill_be import __version__
+from skill_be import __version__, containers
 from skill_be.codetests import runner_flags
 from skill_be.codetests.protocol import Request
 from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, image, pair
@@ -111,7 +110,6 @@ def start_script(weaken: frozenset[str]) -> str:
 
 
 RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": RUNNER_HOME, "TMPDIR": RUNNER_HOME}
-PING_TIMEOUT_S = 3
 # Docker's default profile (moby/profiles, seccomp/default.json at cd3bed8) without what model-written
 # code never needs: ptrace and reading other processes (process_vm_*, kcmp, pidfd_getfd), io_uring,
 # the keyring, unshare and setns, POSIX message queues and System V IPC, every rule that needs a
@@ -120,29 +118,25 @@ SECCOMP = Path(__file__).with_name("seccomp.json")
 POLL_S = 0.5
 
 
-def seccomp_option(weaken: frozenset[str]) -> list[str]:
-    """The sandbox's seccomp profile (seccomp.json), as the engine takes it; the engine's own without."""
+def seccomp_profile(weaken: frozenset[str]) -> str | None:
+    """The sandbox's seccomp profile (seccomp.json); None (the engine's own) without."""
     if "seccomp" in weaken:
-        return []
-    return [f"seccomp={SECCOMP.read_text(encoding='utf-8')}"]
+        return None
+    return SECCOMP.read_text(encoding="utf-8")
 
 
-def connect(timeout: int = 60, pool_size: int = 10) -> Any:
-    """A client for the engine named by the environment (DOCKER_HOST or the default socket)."""
-    return docker.from_env(timeout=timeout, max_pool_size=pool_size)
-
-
-def engine_answers() -> str | None:
-    """None when a Docker engine answers a ping quickly; else why not."""
-    try:
-        client = docker.from_env(timeout=PING_TIMEOUT_S)
-        try:
-            client.ping()
-        finally:
-            client.close()
-    except Exception as e:  # any failure to reach the engine means: no engine here
-        return " ".join(str(e).split())[:200] or type(e).__name__
-    return None
+def hardening(s: Settings) -> containers.Hardening:
+    """The slot's container: root for PID 1 and each answer's cleanup alone (CAPABILITIES), no IPC."""
+    return containers.Hardening(
+        user=USER,
+        memory_mb=s.memory_mb,
+        cpus=s.cpus,
+        pids=-1 if "limits" in s.weaken else s.pids,
+        read_only="readonly" not in s.weaken,
+        caps=tuple(CAPABILITIES),
+        seccomp=seccomp_profile(s.weaken),
+        ipc_none=True,
+    )
 
 
 class DockerChannel:
@@ -258,30 +252,15 @@ class DockerSlot:
         labels = {LABEL: s.run_id, "skill-be.version": __version__}
         size_mb = size // (1 << 20) + max(64, s.memory_mb)
         try:
-            self.volume = client.volumes.create(
-                name=name,
-                driver="local",
-                driver_opts={"type": "tmpfs", "device": "tmpfs", "o": f"size={size_mb}m,mode=0755,noexec,nosuid,nodev"},
-                labels=labels,
-            )
-            self.container = client.containers.create(
+            self.volume = containers.tmpfs_volume(client, size_mb, labels, mode="0755", noexec=True, name=name)
+            self.container = containers.create(
+                client,
                 s.image,
+                hardening(s),
                 entrypoint=[""],  # the image's own ENTRYPOINT (the skill-be image has one) must not wrap IDLE
                 command=["sh", "-c", IDLE],
                 name=name,
-                user=USER,
                 working_dir=WORK,
-                environment={},
-                network_mode="none",
-                read_only="readonly" not in s.weaken,
-                cap_drop=["ALL"],
-                cap_add=CAPABILITIES,
-                security_opt=["no-new-privileges", *seccomp_option(s.weaken)],
-                ipc_mode="none",
-                pids_limit=-1 if "limits" in s.weaken else s.pids,
-                mem_limit=f"{s.memory_mb}m",
-                memswap_limit=f"{s.memory_mb}m",
-                nano_cpus=int(s.cpus * 1_000_000_000),
                 mounts=[Mount(target=WORK, source=name, type="volume")],
                 labels=labels,
             )
@@ -299,7 +278,7 @@ class DockerSlot:
             raise SandboxError(image_missing(s.image)) from None
         except (APIError, DockerException) as e:
             self.retire()
-            raise SandboxError(f"the Docker sandbox could not start ({_short(e)})") from None
+            raise SandboxError(f"the Docker sandbox could not start ({containers.short(e)})") from None
 
     def _exec(self, cmd: list[str], user: str, env: dict[str, str], attach: bool) -> Any:
         api = self.sandbox.client.api
@@ -330,7 +309,9 @@ class DockerSlot:
         try:
             exec_id, sock = self._exec(argv, USER, env, attach=True)
         except (APIError, DockerException) as e:
-            raise SandboxError(f"the test process could not start in the Docker sandbox ({_short(e)})") from None
+            raise SandboxError(
+                f"the test process could not start in the Docker sandbox ({containers.short(e)})"
+            ) from None
         self.current = DockerChannel(self.sandbox.client, exec_id, sock)
         self.channels.append(self.current)
         del self.channels[:-4]  # the older ones were stopped when their answer ended
@@ -381,7 +362,7 @@ class DockerSlot:
         try:
             ok = self.container.put_archive(self.base(work), data)
         except (APIError, DockerException) as e:
-            raise SandboxError(f"the Docker sandbox refused the answer's test file ({_short(e)})") from None
+            raise SandboxError(f"the Docker sandbox refused the answer's test file ({containers.short(e)})") from None
         if not ok:
             raise SandboxError("the Docker sandbox refused the answer's test file")
         written.clear()  # the others are empty now
@@ -415,10 +396,6 @@ def owners(weaken: frozenset[str]) -> Owners:
     dirs = (("p", answer, answer, 0o711), ("r", runner, runner, 0o700))
     every = "test-files" in weaken
     return Owners(tests=tests, runs=(answer, answer, 0o711), dirs=dirs, test_files=every, dotfiles=dot)
-
-
-def _short(e: BaseException) -> str:
-    return " ".join(str(e).split())[:300] or type(e).__name__
 
 
 def image_missing(name: str) -> str:
@@ -458,7 +435,7 @@ class DockerSandbox:
             except NotFound:
                 pass
             except DockerException as e:
-                self.warnings.append(f"warning: could not remove Docker {kind} {thing.name} ({_short(e)})")
+                self.warnings.append(f"warning: could not remove Docker {kind} {thing.name} ({containers.short(e)})")
 
     def describe(self) -> dict[str, object]:
         s = self.settings
@@ -476,7 +453,7 @@ class DockerSandbox:
                 self.remove(None, v)
         except DockerException as e:
             self.warnings.append(
-                f"warning: could not list the Docker sandbox's containers to remove them ({_short(e)})"
+                f"warning: could not list the Docker sandbox's containers to remove them ({containers.short(e)})"
             )
         with contextlib.suppress(Exception):
             self.client.close()
@@ -486,11 +463,11 @@ class DockerSandbox:
 def create(settings: Settings, warn: Callable[[str], None]) -> DockerSandbox:
     """A client and the image checked; the containers come with the slots."""
     try:
-        client = connect(pool_size=32)
+        client = containers.client(pool_size=32)
         client.ping()
     except DockerException as e:
         raise ConfigError(
-            f"codeTests.sandbox: docker, but no Docker engine answers ({_short(e)}); {image.no_engine_fix()}, "
+            f"codeTests.sandbox: docker, but no Docker engine answers ({containers.short(e)}); {image.no_engine_fix()}, "
             "or set codeTests.sandbox: process"
         ) from None
     try:

@@ -1,29 +1,34 @@
-"""Each agent run in a container of its own, and the checks afterwards in another.
+"""The `docker` agent box: each agent run in a container of its own, and the checks afterwards in another.
 
 Both start from skill-be's image (it has the CLIs, Node 22, Python and git), as a non-root user
 (65534), with a read-only root, every capability dropped, no new privileges, memory, CPU and pid
-limits, an empty environment besides what the launch names, and no Docker socket. `/work` is a
-tmpfs-backed volume (a huge file fills it and fails there, not on the host's disk) that holds the
-workspace (`/work/ws`), the CLI's private home (`/work/home`) and skill-be's files
-(`/work/.skill-be`); everything goes in and out through the archive API, so this works from inside
-a container too (the GitHub action's sibling containers). The agent container has no network: its
-only way out is the egress proxy's sockets, mounted read-only (egress.py). The checks container has
-no network, no key, and never the agent's home.
+limits, an empty environment besides what the launch names, and no Docker socket (the container
+module's `create`). `/work` is a tmpfs-backed volume (a huge file fills it and fails there, not on
+the host's disk) that holds the workspace (`/work/ws`), the CLI's private home (`/work/home`) and
+skill-be's files (`/work/.skill-be`); everything goes in and out through the archive API, so this
+works from inside a container too (the GitHub action's sibling containers). The agent container has
+no network: its only way out is the egress proxy's sockets, mounted read-only (egress.py), which
+this box starts and closes. The checks container has no network, no key, and never the agent's home.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from skill_be.agents.base import AgentDriver, AgentSetup, Launch, ModelEndpoint
-from skill_be.agents.egress import SOCKETS, EgressPlan, EgressProxy
+from skill_be import containers
+from skill_be.agents.boxes import AgentRun, BoxSettings, CheckResult
+from skill_be.agents.boxes.egress import SOCKETS, EgressPlan, EgressProxy, plan_for
+from skill_be.agents.drivers.base import AgentDriver, AgentSetup, Launch
 from skill_be.agents.workspace import MAX_WORKSPACE, Files, WorkspaceError, from_tar, to_tar
+from skill_be.errors import ConfigError
 
 WORK = PurePosixPath("/work")
 WORKSPACE = WORK / "ws"
@@ -34,116 +39,56 @@ BOX_MAIN = Path(__file__).with_name("box_main.py")
 USER = "65534:65534"
 MAX_STDOUT = 32 << 20
 CHECKS_ENV = {"PATH": "/opt/skill-be/bin:/opt/agent-clis/bin:/usr/local/bin:/usr/bin:/bin", "HOME": str(HOME)}
+IMAGE_PATH = "/opt/agent-clis/bin:/opt/skill-be/bin:/usr/local/bin:/usr/bin:/bin"  # the CLIs in skill-be's image
+GRACE_SECONDS = 30.0
+LABEL = "skill-be.box"  # this box's own id, on everything it makes
 
 
-@dataclass(frozen=True)
-class BoxLimits:
-    memory_mb: int = 2048
-    cpus: float = 2.0
-    pids: int = 512
-    disk_mb: int = 512  # the /work volume (workspace, home, transcript)
-    tmp_mb: int = 256
+class DockerBox:
+    """Starts the agent and checks containers of one run (AgentBox)."""
 
+    name = "docker"
 
-@dataclass
-class AgentRun:
-    """What came back from one agent container."""
-
-    stdout: str = ""
-    stderr: str = ""
-    exit: str = ""  # the CLI's exit code, "timeout", or "" when it never ran
-    workspace: Files | None = None
-    error: str | None = None  # skill-be's side: the container or the copy failed
-    killed: list[str] = field(default_factory=list)
-    installed: Files = field(
-        default_factory=dict
-    )  # launch files inside the workspace (the skill): not the agent's work
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    name: str
-    exit: str
-    output: str
-    cut: int = 0
-
-
-def docker_client() -> Any:
-    """The Docker engine, or DockerMissing with the one line the user reads."""
-    try:
-        import docker
-
-        client = docker.from_env(timeout=300)
-        client.ping()
-        return client
-    except Exception as e:
-        raise DockerMissing(
-            "agent scenarios run each agent in a Docker container, and Docker is not reachable "
-            f"({str(e).splitlines()[0] if str(e) else type(e).__name__}); start Docker, or set agent.sandbox: process "
-            "in the scenario to run the agent on this machine without isolation"
-        ) from None
-
-
-class DockerMissing(Exception):
-    pass
-
-
-class DockerBoxes:
-    """Starts the agent and checks containers of one run."""
-
-    def __init__(
-        self,
-        client: Any,
-        image: str,
-        limits: BoxLimits = BoxLimits(),
-        egress: EgressProxy | None = None,
-        network_mode: str = "none",  # tests switch the protection off ("bridge") to show the attack works
-    ) -> None:
-        self.client = client
-        self.image = image
-        self.limits = limits
-        self.egress = egress
-        self.network_mode = network_mode
-        self._removals: list[Any] = []
-        self._spares: dict[bool, Any] = {}  # with_egress -> Future of a started, empty container
+    def __init__(self, engine: Any, settings: BoxSettings, proxy: EgressProxy | None, plan: EgressPlan) -> None:
+        self.client = engine
+        self.settings = settings
+        self.image = settings.image
+        self.limits = settings.limits
+        self.egress = proxy
+        self.plan = plan
+        self.id = secrets.token_hex(6)
+        self._removals: list[threading.Thread] = []
+        self._spares: dict[bool, Future[tuple[Any, Any]]] = {}  # with_egress -> a started, empty container
         self._pool: Any = None
         self._lock = threading.Lock()
         self._active: set[Any] = set()  # containers in use: killed by close() (an interrupted run)
 
-    def _create(self, volume: Any, with_egress: bool) -> Any:
+    @property
+    def labels(self) -> dict[str, str]:
+        return {"skill-be": "agent", LABEL: self.id}
+
+    def driver_options(self, executable: Callable[[], str]) -> dict[str, str]:
+        return {"path": IMAGE_PATH}  # the image's CLI, wherever this machine has its own
+
+    def _hardening(self) -> containers.Hardening:
         lim = self.limits
+        network = "bridge" if "network" in self.settings.weaken else "none"  # a control: a network given
+        return containers.Hardening(
+            user=USER, memory_mb=lim.memory_mb, cpus=lim.cpus, pids=lim.pids, network=network, init=True,
+            tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777"},
+        )  # fmt: skip
+
+    def _create(self, volume: Any, with_egress: bool) -> Any:
         volumes = {volume.name: {"bind": str(WORK), "mode": "rw"}}
         if with_egress and self.egress is not None and self.egress.volume is not None:
             volumes[self.egress.volume.name] = {"bind": SOCKETS, "mode": "ro"}  # ro: no agent can replace a socket
-        return self.client.containers.create(
-            self.image,
-            entrypoint=["sleep", "infinity"],
-            command=[],
-            user=USER,
-            init=True,
-            network_mode=self.network_mode,
-            read_only=True,
-            tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777"},
-            cap_drop=["ALL"],
-            security_opt=["no-new-privileges"],
-            pids_limit=lim.pids,
-            mem_limit=f"{lim.memory_mb}m",
-            memswap_limit=f"{lim.memory_mb}m",
-            nano_cpus=int(lim.cpus * 1e9),
-            volumes=volumes,
-            environment={},
-            working_dir=str(WORK),
-            labels={"skill-be": "agent"},
-        )
-
-    def _volume(self) -> Any:
-        opts = f"size={self.limits.disk_mb}m,uid=65534,gid=65534"
-        return self.client.volumes.create(
-            driver="local", driver_opts={"type": "tmpfs", "device": "tmpfs", "o": opts}, labels={"skill-be": "agent"}
-        )
+        return containers.create(
+            self.client, self.image, self._hardening(), entrypoint=["sleep", "infinity"], command=[],
+            volumes=volumes, working_dir=str(WORK), labels=self.labels,
+        )  # fmt: skip
 
     def _fresh(self, with_egress: bool) -> tuple[Any, Any]:
-        volume = self._volume()
+        volume = containers.tmpfs_volume(self.client, self.limits.disk_mb, self.labels, uid=65534)
         box = None
         try:
             box = self._create(volume, with_egress)
@@ -165,8 +110,7 @@ class DockerBoxes:
             self._spares[with_egress] = self._pool.submit(self._fresh, with_egress)
         if spare is not None:
             try:
-                got: tuple[Any, Any] = spare.result()
-                return got
+                return spare.result()
             except Exception:  # the spare failed to start: start one now, which says why
                 pass
         return self._fresh(with_egress)
@@ -205,7 +149,7 @@ class DockerBoxes:
 
     def close(self) -> None:
         """Kill the containers still in use (an interrupted run: their exec returns, their thread
-        removes them), remove the spares and wait for every removal."""
+        removes them), remove the spares, wait for every removal, then stop the egress proxy."""
         with self._lock:
             spares, self._spares = list(self._spares.values()), {}
             active = list(self._active)
@@ -221,8 +165,19 @@ class DockerBoxes:
         for t in self._removals:
             t.join()
         self._removals = []
+        if self.egress is not None:
+            self.egress.close()
+            self.egress = None
 
-    def run_agent(self, launch: Launch, workspace: Files, plan: EgressPlan, timeout: float) -> AgentRun:
+    def run_agent(self, driver: AgentDriver, setup: AgentSetup, files: Files) -> AgentRun:
+        inside = replace(setup, endpoint=self.plan.rewrite(setup.endpoint))
+        try:
+            launch = driver.prepare(inside, WORKSPACE, HOME)
+        except Exception as e:  # a driver that cannot build its launch: an error of this output
+            return AgentRun(error=f"the {driver.name} launch could not be built ({e})")
+        return self._run(launch, files, setup.limits.timeout_seconds)
+
+    def _run(self, launch: Launch, workspace: Files, timeout: float) -> AgentRun:
         """Write the launch's files and the workspace, run the CLI until it ends or `timeout`, copy the
         workspace and the CLI's output back. Every failure is an `error` of this run, never raised."""
         run = AgentRun()
@@ -240,9 +195,9 @@ class DockerBoxes:
                 "mode": "agent",
                 "argv": list(launch.argv),
                 "cwd": str(launch.cwd),
-                "env": {**launch.env, **plan.env()},
+                "env": {**launch.env, **self.plan.env()},
                 "timeout": timeout,
-                "relays": plan.relays(),
+                "relays": self.plan.relays(),
                 "out": str(OUT),
             }
             _exec(box, spec, timeout)
@@ -258,9 +213,7 @@ class DockerBoxes:
             if box.attrs.get("State", {}).get("OOMKilled"):
                 run.killed.append("out of memory")
         except Exception as e:  # Docker or the copy failed: an error of this output
-            run.error = (
-                run.error or f"the agent container failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
-            )
+            run.error = run.error or f"the agent container failed: {containers.short(e)}"
         finally:
             self._drop(box, volume)
         return run
@@ -290,57 +243,15 @@ class DockerBoxes:
             rows = json.loads(out.get("checks.json", b"[]"))
             return [CheckResult(r["name"], str(r["exit"]), r["output"], int(r.get("cut", 0))) for r in rows], None
         except Exception as e:  # the checks container failed: an error of this output
-            return [], f"the checks container failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+            return [], f"the checks container failed: {containers.short(e)}"
         finally:
             self._drop(box, volume)
 
-
-GRACE_SECONDS = 30.0
-
-
-def _exec(box: Any, spec: Mapping[str, object], timeout: float) -> None:
-    """box_main.py under the container's user; it keeps the time limit itself, and should it not
-    return (killed, stuck), the container is killed a grace period later, which ends the exec."""
-    import threading
-
-    guard = threading.Timer(timeout + GRACE_SECONDS, box.kill)
-    guard.daemon = True
-    guard.start()
-    try:
-        box.exec_run(["python3", str(WORK / ".skill-be/box_main.py"), json.dumps(spec)], user=USER)
-    finally:
-        guard.cancel()
-
-
-class DockerSandbox:
-    """Agent runs in containers behind the egress proxy; checks in fresh containers (engine/agent.py's
-    AgentSandbox)."""
-
-    def __init__(self, boxes: DockerBoxes, plan: EgressPlan) -> None:
-        self.boxes = boxes
-        self.plan = plan
-
-    def run_agent(self, driver: AgentDriver, setup: AgentSetup, files: Files) -> AgentRun:
-        inside = replace(setup, endpoint=self.plan.rewrite(setup.endpoint))
-        try:
-            launch = driver.prepare(inside, WORKSPACE, HOME)
-        except Exception as e:  # a driver that cannot build its launch: an error of this output
-            return AgentRun(error=f"the {driver.name} launch could not be built ({e})")
-        return self.boxes.run_agent(launch, files, self.plan, setup.limits.timeout_seconds)
-
-    def run_checks(
-        self, workspace: Files, check_files: Files, checks: Sequence[tuple[str, str]], timeout: float
-    ) -> tuple[list[CheckResult], str | None]:
-        return self.boxes.run_checks(workspace, check_files, checks, timeout)
-
-    def close(self) -> None:
-        self.boxes.close()
-
     def describe(self) -> dict[str, object]:
-        lim = self.boxes.limits
+        lim = self.limits
         return {
             "sandbox": "docker",
-            "image": self.boxes.image,
+            "image": self.image,
             "user": USER,
             "network": "none; egress proxy to "
             + ", ".join([*self.plan.allow, *(f"{t.host}:{t.port}" for t in self.plan.tunnels)]),
@@ -351,22 +262,51 @@ class DockerSandbox:
         }
 
 
-def open_docker(
-    image: str, endpoints: Sequence[ModelEndpoint], limits: BoxLimits = BoxLimits()
-) -> tuple[DockerSandbox, EgressProxy]:
-    """The sandbox of one run and its egress proxy (started); close the proxy when the run ends.
-    DockerMissing when there is no engine."""
-    from skill_be.agents.egress import plan_for
-
-    client = docker_client()
+def _exec(box: Any, spec: Mapping[str, object], timeout: float) -> None:
+    """box_main.py under the container's user; it keeps the time limit itself, and should it not
+    return (killed, stuck), the container is killed a grace period later, which ends the exec."""
+    guard = threading.Timer(timeout + GRACE_SECONDS, box.kill)
+    guard.daemon = True
+    guard.start()
     try:
-        client.images.get(image)
+        box.exec_run(["python3", str(WORK / ".skill-be/box_main.py"), json.dumps(spec)], user=USER)
+    finally:
+        guard.cancel()
+
+
+def docker_missing(e: BaseException) -> ConfigError:
+    return ConfigError(
+        "agent scenarios run each agent in a Docker container, and Docker is not reachable "
+        f"({str(e).splitlines()[0] if str(e) else type(e).__name__}); start Docker, or set agent.sandbox: process "
+        "in the scenario to run the agent on this machine without isolation"
+    )
+
+
+def connect() -> Any:
+    """The Docker engine, or the one line the user reads (ConfigError)."""
+    try:
+        engine = containers.client(timeout=300)
+        engine.ping()
+        return engine
+    except Exception as e:
+        raise docker_missing(e) from None
+
+
+def create(settings: BoxSettings, warn: Callable[[str], None]) -> DockerBox:
+    """The box of one run, its image checked and its egress proxy started when agents will run in it
+    (`settings.endpoints`); ConfigError when there is no engine or no image."""
+    engine = connect()
+    try:
+        engine.images.get(settings.image)
     except Exception:
-        raise DockerMissing(
-            f"agent scenarios run in skill-be's image {image}, which Docker does not have; build it "
-            f"(docker build -t {image} .) or set agent.sandbox: process"
+        raise ConfigError(
+            f"agent scenarios run in skill-be's image {settings.image}, which Docker does not have; build it "
+            f"(docker build -t {settings.image} .) or set agent.sandbox: process"
         ) from None
-    plan = plan_for(endpoints)
-    proxy = EgressProxy(client, image, plan)
-    proxy.start()
-    return DockerSandbox(DockerBoxes(client, image, limits, proxy), plan), proxy
+    plan = plan_for(settings.endpoints) if settings.endpoints else EgressPlan()
+    box = DockerBox(engine, settings, None, plan)
+    if settings.endpoints:
+        proxy = EgressProxy(engine, settings.image, plan, {LABEL: box.id})
+        proxy.start()
+        box.egress = proxy
+    return box

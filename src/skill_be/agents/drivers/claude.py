@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from skill_be.adapters.claude_cli import ISOLATION_ENV, _usage
-from skill_be.agents.base import AgentSetup, Launch, Transcript
-from skill_be.agents.events import (
+from skill_be.agents.drivers.base import AgentSetup, Launch, Transcript
+from skill_be.agents.drivers.events import (
     DEFAULT_PATH,
     TranscriptBuilder,
     as_dict,
@@ -47,7 +47,9 @@ ERRORS = {
 
 class ClaudeDriver:
     name = "claude"
-    providers = ("anthropic",)
+    providers: tuple[str, ...] = ("anthropic",)
+    # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
+    trigger_tools: tuple[str, ...] = ("Read",)
 
     def __init__(self, bin: str = "claude", path: str = DEFAULT_PATH) -> None:
         self.bin = bin

@@ -1,9 +1,10 @@
 """How skill-be drives an agent CLI (Claude Code, pi, opencode) as an agent: the one interface every
-driver implements, and the transcript every driver's event stream is parsed into.
+driver implements, the values a launch is made of, and the transcript every driver's event stream is
+parsed into.
 
 A driver only builds a launch (argv, environment, files) and parses what the CLI printed; where the
-launch runs (a sandbox container, or the host when the user chose `sandbox: process`) is the caller's
-business. Paths are given to the driver, so the same driver serves a container and the host.
+launch runs (an agent box: a container, or this machine when the user chose `sandbox: process`) is
+the box's business (agents/boxes/). Paths are given to the driver, so the same driver serves both.
 """
 
 from __future__ import annotations
@@ -98,9 +99,13 @@ class Transcript:
 
 
 class AgentDriver(Protocol):
-    """One agent CLI. `name` is the adapter name it serves ("claude", "pi", "opencode")."""
+    """One agent CLI. `name` is the driver's own name ("claude", "pi", "opencode"); `providers` the wire
+    formats its CLI speaks ("anthropic", "openai"); `trigger_tools` the tools a trigger call offers
+    (look around, never write or run: the skill tool is always on)."""
 
     name: str
+    providers: tuple[str, ...]
+    trigger_tools: tuple[str, ...]
 
     def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
         """The launch for `setup`, with the workspace at `workspace` and a private, writable home

@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from skill_be.adapters.opencode_cli import FIXED_ENV
-from skill_be.agents.base import AgentSetup, Launch, Transcript
-from skill_be.agents.events import (
+from skill_be.agents.drivers.base import AgentSetup, Launch, Transcript
+from skill_be.agents.drivers.events import (
     DEFAULT_PATH,
     TranscriptBuilder,
     as_dict,
@@ -36,7 +36,7 @@ from skill_be.agents.events import (
     skill_file_read,
     skill_files,
 )
-from skill_be.agents.turn_limit import WRAPPER
+from skill_be.agents.drivers.turn_limit import WRAPPER
 
 DEFAULT_TOOLS = ("read", "write", "edit", "bash")
 SKILL_TOOL = "skill"  # always on, so both arms have the same tools and a skill can be loaded
@@ -53,7 +53,9 @@ PERMISSION_OF = {"write": "edit", "patch": "edit", "multiedit": "edit"}
 
 class OpencodeDriver:
     name = "opencode"
-    providers = ("openai", "anthropic")
+    providers: tuple[str, ...] = ("openai", "anthropic")
+    # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
+    trigger_tools: tuple[str, ...] = ("read",)
 
     def __init__(self, bin: str = "opencode", path: str = DEFAULT_PATH, python: str = "python3") -> None:
         self.bin = bin

@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from skill_be.adapters.pi_cli import ISOLATION_FLAGS, SETTINGS
-from skill_be.agents.base import AgentSetup, Launch, Transcript
-from skill_be.agents.events import (
+from skill_be.agents.drivers.base import AgentSetup, Launch, Transcript
+from skill_be.agents.drivers.events import (
     DEFAULT_PATH,
     TranscriptBuilder,
     as_dict,
@@ -61,7 +61,9 @@ def _safe_prompt(prompt: str) -> str:
 
 class PiDriver:
     name = "pi"
-    providers = ("openai", "anthropic")
+    providers: tuple[str, ...] = ("openai", "anthropic")
+    # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
+    trigger_tools: tuple[str, ...] = ("read",)
 
     def __init__(self, bin: str = "pi", path: str = DEFAULT_PATH) -> None:
         self.bin = bin

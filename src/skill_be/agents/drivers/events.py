@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from skill_be.agents.base import AgentSetup, SkillToInstall, ToolCall, Transcript
+from skill_be.agents.drivers.base import AgentSetup, SkillToInstall, ToolCall, Transcript
 
 # The PATH a launch gets unless the caller names another: skill-be's image keeps the CLIs in
 # /opt/agent-clis/bin (the Dockerfile), and python3, git and rg in the system folders.

@@ -18,13 +18,13 @@ import io
 import json
 import tarfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from skill_be.agents.base import ModelEndpoint
+from skill_be.agents.drivers.base import ModelEndpoint
 
 SOCKETS = "/egress"  # where the proxy's sockets are, in both containers
 CONNECT_PORT = 39000  # the relay's port for HTTPS_PROXY inside the agent container
@@ -107,33 +107,27 @@ class EgressProxy:
     """The proxy container: the skill-be image on the host's network, its sockets in a tmpfs volume
     that each agent container mounts at /egress. One per run; `close` removes both."""
 
-    def __init__(self, client: Any, image: str, plan: EgressPlan) -> None:
+    def __init__(self, client: Any, image: str, plan: EgressPlan, labels: Mapping[str, str] | None = None) -> None:
         self.client = client
         self.image = image
         self.plan = plan
+        self.labels = dict(labels or {})
         self.volume: Any = None
         self.container: Any = None
 
     def start(self) -> None:
-        self.volume = self.client.volumes.create(
-            driver="local",
-            driver_opts={"type": "tmpfs", "device": "tmpfs", "o": "size=1m,uid=65534,gid=65534"},
-            labels={"skill-be": "egress"},
-        )
-        self.container = self.client.containers.create(
+        from skill_be import containers
+
+        labels = {"skill-be": "egress", **self.labels}
+        self.volume = containers.tmpfs_volume(self.client, 1, labels, uid=65534)
+        self.container = containers.create(
+            self.client,
             self.image,
+            containers.Hardening(user="65534:65534", memory_mb=256, cpus=None, pids=256, network="host"),
             entrypoint=["python3", "-c", PROXY_SOURCE.read_text(encoding="utf-8")],
             command=[json.dumps(self.plan.spec())],
-            user="65534:65534",
-            network_mode="host",
-            read_only=True,
-            cap_drop=["ALL"],
-            security_opt=["no-new-privileges"],
-            pids_limit=256,
-            mem_limit="256m",
             volumes={self.volume.name: {"bind": SOCKETS, "mode": "rw"}},
-            labels={"skill-be": "egress"},
-            environment={},
+            labels=labels,
         )
         self.container.start()
         self._wait_ready()

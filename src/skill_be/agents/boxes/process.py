@@ -1,0 +1,134 @@
+"""The `process` agent box (`agent.sandbox: process`): the agent runs on this machine, as the user who
+runs skill-be, in a fresh temporary folder (workspace and a private home), with only the launch's
+environment. There is no container: the agent's commands can read what that user can read, reach
+the network, and see other processes. Checks run the same way, without the key. Chosen by the
+user, never a fallback. It is also the one way skill-be launches an agent CLI on this machine (the
+trigger calls on agent CLIs run through it): a run is refused when a parent of its folder holds a
+skill folder, which a CLI would offer, and a launch may write only inside its own folder."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path, PurePosixPath
+
+from skill_be.agents.boxes import AgentRun, BoxSettings, CheckResult
+from skill_be.agents.drivers.base import AgentDriver, AgentSetup, Launch
+from skill_be.agents.workspace import Files, WorkspaceError, read_files, write_files
+from skill_be.proc import StartFailed, resolve_executable, run_sync
+
+WARNING = (
+    "agent.sandbox: process: the agent runs on this machine as you, with your network and your files "
+    "in reach; only its environment and working folder are its own"
+)
+OUTPUT_CAP = 32 << 20
+CHECK_OUTPUT = 16384  # characters of a check's output kept (its end)
+CHECKS_PATH = "/usr/local/bin:/usr/bin:/bin"
+# Where the CLIs look for project skills in the workspace's parents (when it is not a git repository).
+SKILL_FOLDERS = (".claude/skills", ".agents/skills", ".pi/skills", ".opencode/skills")
+
+
+def parent_skills(folder: Path) -> list[str]:
+    """Skill folders in the parents of `folder`, which a CLI would offer in both arms."""
+    return [str(p / s) for p in folder.parents for s in SKILL_FOLDERS if (p / s).is_dir()]
+
+
+def write_launch(launch: Launch, root: Path, ws: Path) -> Files:
+    """The launch's files, each only inside `root` (WorkspaceError for one outside); those inside the
+    workspace are returned (installed, not the agent's work)."""
+    installed: Files = {}
+    for path, content in launch.files.items():
+        p = Path(str(path))
+        if not p.resolve().is_relative_to(root.resolve()):
+            raise WorkspaceError(f"the driver asked to write {path}, outside the run's folder")
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(content)
+        if p.is_relative_to(ws):
+            installed[p.relative_to(ws).as_posix()] = content
+    return installed
+
+
+class ProcessBox:
+    """Agent runs and checks on this machine (AgentBox)."""
+
+    name = "process"
+
+    def __init__(self, settings: BoxSettings | None = None) -> None:
+        self.settings = settings or BoxSettings()
+
+    def driver_options(self, executable: Callable[[], str]) -> dict[str, str]:
+        return {"bin": executable(), "path": os.environ.get("PATH", "")}  # the adapter's CLI and the user's PATH
+
+    def run_agent(self, driver: AgentDriver, setup: AgentSetup, files: Files) -> AgentRun:
+        with tempfile.TemporaryDirectory(prefix="skill-be-agent-") as tmp:
+            root = Path(tmp)
+            ws, home = root / "ws", root / "home"
+            ws.mkdir()
+            home.mkdir()
+            found = parent_skills(ws)
+            if found:  # the arms would no longer differ only by the skill under test
+                return AgentRun(error=f"skills in a parent of the workspace would be offered: {', '.join(found)}")
+            write_files(ws, files)
+            try:
+                launch = driver.prepare(setup, PurePosixPath(ws), PurePosixPath(home))
+                installed = write_launch(launch, root, ws)
+            except Exception as e:  # a driver that cannot build its launch: an error of this output
+                return AgentRun(error=f"the {driver.name} launch could not be built ({e})")
+            run = self._run(launch, setup.limits.timeout_seconds)
+            run.installed = installed
+            if run.error is None:
+                try:
+                    run.workspace = read_files(ws)
+                except WorkspaceError as e:
+                    run.error = str(e)
+        return run
+
+    def _run(self, launch: Launch, timeout: float) -> AgentRun:
+        exe = resolve_executable(launch.argv[0], Path(str(launch.cwd)), launch.env.get("PATH"))
+        if exe is None:
+            return AgentRun(error=f'cannot start "{launch.argv[0]}": not found on PATH', start_failed=True)
+        try:
+            done = run_sync([exe, *launch.argv[1:]], cwd=Path(str(launch.cwd)), env=launch.env,
+                            timeout=timeout, max_output=OUTPUT_CAP)  # fmt: skip
+        except StartFailed as e:
+            return AgentRun(error=str(e), start_failed=True)
+        return AgentRun(
+            stdout=done.stdout.decode("utf-8", errors="replace"),
+            stderr=done.stderr.decode("utf-8", errors="replace"),
+            exit="timeout" if done.timed_out else str(done.returncode),
+        )
+
+    def run_checks(
+        self, workspace: Files, check_files: Files, checks: Sequence[tuple[str, str]], timeout: float
+    ) -> tuple[list[CheckResult], str | None]:
+        rows: list[CheckResult] = []
+        with tempfile.TemporaryDirectory(prefix="skill-be-checks-") as tmp:
+            root = Path(tmp)
+            for sub in ("ws", "checks", "home"):
+                (root / sub).mkdir()
+            write_files(root / "ws", workspace)
+            write_files(root / "checks", check_files)
+            # The user's PATH: on this machine the checks use the user's tools (npm, pytest, ...).
+            path = os.environ.get("PATH", CHECKS_PATH)
+            env = {"PATH": path, "HOME": str(root / "home"), "CHECKS": str(root / "checks")}
+            for name, command in checks:
+                try:
+                    done = run_sync(["sh", "-c", command], cwd=root / "ws", env=env, timeout=timeout)
+                except StartFailed as e:
+                    return rows, str(e)
+                out = (done.stdout + done.stderr).decode("utf-8", errors="replace")
+                exit_ = "timeout" if done.timed_out else str(done.returncode)
+                rows.append(CheckResult(name, exit_, out[-CHECK_OUTPUT:]))
+        return rows, None
+
+    def describe(self) -> dict[str, object]:
+        return {"sandbox": "process", "note": WARNING}
+
+    def close(self) -> None:
+        """Nothing outlives a run's temporary folder."""
+
+
+def create(settings: BoxSettings, warn: Callable[[str], None]) -> ProcessBox:
+    warn(WARNING)
+    return ProcessBox(settings)

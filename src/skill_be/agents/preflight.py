@@ -1,0 +1,102 @@
+"""Before any model call: what an agent scenario needs is there. Every model under test can act as an
+agent (its adapter is in the drivers' table), the config's neighbours are skill folders, and every
+check command's program exists where the checks run (one lookup in each box). Each mistake is a
+ConfigError naming the file, the place and the fix."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from skill_be.agents.boxes import AgentBox
+from skill_be.agents.drivers import DRIVERS
+from skill_be.agents.drivers.base import SkillToInstall
+from skill_be.agents.skills import read_skill
+from skill_be.errors import ConfigError
+from skill_be.paths import shown
+from skill_be.project.loader import Skill
+from skill_be.project.validation import at_place, path_text
+from skill_be.project.where import Where
+
+
+def box_kinds(skills: Sequence[Skill]) -> set[str]:
+    """The boxes the skills' agent scenarios run in (`agent.sandbox`)."""
+    return {sc.agent.sandbox for s in skills for sc in s.evals.scenarios if sc.agent is not None}
+
+
+def check_agent_models(skills: Sequence[Skill], adapters: Sequence[tuple[str, str, str]]) -> None:
+    """Every model under test can act as an agent when a skill has an agent scenario. `adapters`:
+    (label, adapter name, where in the config)."""
+    for skill in skills:
+        for sc in skill.evals.scenarios:
+            if sc.agent is None:
+                continue
+            for label, adapter, where in adapters:
+                if adapter not in DRIVERS:
+                    raise ConfigError(
+                        f'{skill.evals.at(sc.id, "mode")}: scenario "{sc.id}" is an agent scenario, and model "{label}" '
+                        f"({where}) uses adapter {adapter}, which cannot act as an agent; use "
+                        f"{', '.join(DRIVERS)} for agent scenarios, or put them in another config"
+                    )
+
+
+def read_neighbours(folders: Sequence[Path], where: Callable[[int], Where]) -> list[tuple[str, SkillToInstall]]:
+    """The config's `neighbours` (skill folders installed in both arms), each read; a folder without
+    a SKILL.md is a ConfigError at its place (`where(i)`)."""
+    from skill_be.project.skills import read_skill_md
+
+    out = []
+    for i, folder in enumerate(folders):
+        if not (folder / "SKILL.md").is_file():
+            raise where(i).error(
+                f"{shown(folder)} is not a skill folder (no SKILL.md); give the path of a folder that has one"
+            )
+        doc = read_skill_md(folder / "SKILL.md")
+        out.append((folder.name, read_skill(folder, doc.name, doc.description or "")))
+    return out
+
+
+def first_word(command: str) -> str | None:
+    """The program a check command starts, where it is a plain name (not a path, an assignment or a
+    shell construct): what the preflight looks up."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words or not re.fullmatch(r"[A-Za-z0-9._+-]+", words[0]):
+        return None
+    return words[0]
+
+
+def check_programs(skills: Sequence[Skill]) -> dict[str, list[tuple[Skill, int, int, str]]]:
+    """By box: each check command's program with its place (skill, scenario index, check index)."""
+    out: dict[str, list[tuple[Skill, int, int, str]]] = {}
+    for skill in skills:
+        for i, sc in enumerate(skill.evals.scenarios):
+            for j, c in enumerate(sc.agent.checks if sc.agent else ()):
+                word = first_word(c.run)
+                if word is not None and sc.agent is not None:
+                    out.setdefault(sc.agent.sandbox, []).append((skill, i, j, word))
+    return out
+
+
+def preflight_checks(boxes: Mapping[str, AgentBox], skills: Sequence[Skill]) -> None:
+    """Every check command's program exists where the checks run (one checks run per box for all of
+    them); a ConfigError names the first that does not."""
+    for kind, found in check_programs(skills).items():
+        words = sorted({w for *_, w in found})
+        rows, error = boxes[kind].run_checks({}, {}, [(w, f"command -v {w}") for w in words], 60.0)
+        if error:
+            raise ConfigError(f"the check commands could not be looked up: {error}")
+        missing = {r.name for r in rows if r.exit != "0"}
+        for skill, i, j, word in found:
+            if word in missing:
+                loc: list[str | int] = ["scenarios", i, "checks", j]
+                place = skill.evals.places.find(loc) if skill.evals.places else None
+                where = "skill-be's image" if kind == "docker" else "this machine's PATH"
+                raise ConfigError(
+                    f"{at_place(shown(skill.evals.path), place)}: {path_text(loc)}: {word!r} is not a command in "
+                    f"{where}, where the checks run; install it in the workspace's setup or fix the command"
+                )
