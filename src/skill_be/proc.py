@@ -136,6 +136,124 @@ def run_sync(
     return ProcessResult(proc.returncode, out, err, truncated=t1 or t2, timed_out=timed_out)
 
 
+def _exited(pid: int) -> bool:
+    """Whether the child has exited, without reaping it: its pid stays taken until it is waited for."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _read_now(fd: int, into: bytearray, limit: int) -> int:
+    """Read what a non-blocking pipe holds now: bytes read, 0 for none yet, -1 at its end."""
+    try:
+        data = os.read(fd, 1 << 16)
+    except BlockingIOError:
+        return 0
+    except OSError:
+        return -1
+    into += data[: max(0, limit - len(into))]
+    return len(data) or -1
+
+
+def _read_until_exit(
+    proc: subprocess.Popen[bytes], bufs: dict[int, bytearray], timeout: float, limit: int, stop: Callable[[], None]
+) -> bool:
+    """Read the pipes until the child exits (True) or `timeout` (False: `stop`, then its group killed,
+    and it is dead); then what they hold. The child is not reaped."""
+    import select
+    import time
+
+    try:
+        exit_fd: int | None = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # not Linux 5.3 or later: look every 50 ms instead
+        exit_fd = None
+    deadline, reading, finished = time.monotonic() + timeout, set(bufs), True
+    try:
+        while not _exited(proc.pid):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                finished = False
+                stop()
+                kill_group(proc.pid)
+                os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+                break
+            watch = [*reading, *([exit_fd] if exit_fd is not None else [])]
+            for fd in select.select(watch, [], [], min(left, 0.05))[0]:
+                if fd in reading and _read_now(fd, bufs[fd], limit) < 0:
+                    reading.discard(fd)
+        for fd in reading:
+            while _read_now(fd, bufs[fd], limit) > 0:
+                pass
+    finally:
+        if exit_fd is not None:
+            os.close(exit_fd)
+    return finished
+
+
+def run_to_exit(
+    argv: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float,
+    max_output: int = MAX_OUTPUT,
+    stop: Callable[[], None] = lambda: None,
+) -> ProcessResult:
+    """Run `argv` as run_sync does, but its output ends where the child does: at its exit (or at
+    `timeout`, when its group is killed) the pipes are read for what they hold and closed before the
+    child is reaped, so a process it left behind holding them adds nothing, and cannot even see the
+    child gone before then. `stop` kills what the child started outside its group: at the time limit
+    (with the child, before its group), and after its exit once the pipes are closed."""
+    try:
+        proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=cwd, env=dict(env) if env is not None else None,
+                                start_new_session=True)  # fmt: skip
+    except OSError as e:
+        raise StartFailed(argv[0], e.strerror or str(e)) from None
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = bytearray(), bytearray()
+    bufs = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    for fd in bufs:
+        os.set_blocking(fd, False)
+    finished = False
+    try:
+        finished = _read_until_exit(proc, bufs, timeout, max_output + 1, stop)
+    finally:
+        proc.stdout.close()
+        proc.stderr.close()
+        stop()
+        kill_group(proc.pid)
+        proc.wait()
+    truncated = len(out) > max_output or len(err) > max_output
+    return ProcessResult(proc.returncode, bytes(out[:max_output]), bytes(err[:max_output]), truncated=truncated,
+                         timed_out=not finished)  # fmt: skip
+
+
+def kill_tagged(name: str, value: str) -> int:
+    """SIGKILL every process of this user whose environment has `name=value` (a run's own mark), until
+    none is left; how many were killed. A process that drops the mark from its environment escapes."""
+    mark, me, killed = f"{name}={value}".encode(), os.getpid(), set[int]()
+    for _ in range(1000):
+        found: list[int] = []
+        for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+            if not entry.isdigit() or int(entry) == me:
+                continue
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if mark in f.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:  # gone, or another user's
+                continue
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+    return len(killed)
+
+
 async def _drain(
     stream: asyncio.StreamReader | None,
     limit: int,

@@ -1,7 +1,8 @@
 """An agent scenario's lines besides its criteria (the engine's second kind of line, as code tests are):
-`check: <name>` per check command, exit 0 passes; a check whose last line of output is one JSON object
-`{"checks": [{"name": ..., "passed": ...}, ...]}` (skillgrade's grader shape) gives one line per
-entry instead, `check: <name> › <entry>`; and `skill loaded` / `skill not loaded` for
+`check: <name>` per check command, exit 0 passes; a check that exits 0 with one JSON object
+`{"checks": [{"name": ..., "passed": ...}, ...]}` as its last line (skillgrade's grader shape) gives
+one line per entry instead, `check: <name> › <entry>` (from a check that did not exit 0, each entry
+fails); and `skill loaded` / `skill not loaded` for
 expect.skillLoaded."""
 
 from __future__ import annotations
@@ -62,8 +63,11 @@ def check_lines(rows: Sequence[CheckRow]) -> list[tuple[str, bool, str | None]]:
             passed = row.exit == "0"
             out.append((CHECK_PREFIX + row.name, passed, None if passed else _message(row)))
             continue
+        # The entries count only from a check that exited 0: otherwise the last line may be anything the
+        # workspace held (`cat report.txt; grep -q PASS report.txt`), and every entry fails.
+        failed = None if row.exit == "0" else _message(row)
         for name, passed in entries:
-            out.append((CHECK_PREFIX + row.name + ENTRY_SEP + name, passed, None))
+            out.append((CHECK_PREFIX + row.name + ENTRY_SEP + name, passed and failed is None, failed))
     return out
 
 

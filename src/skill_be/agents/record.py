@@ -1,5 +1,5 @@
 """What one agent run leaves: the record kept per rep (transcript, bounded; the workspace diff; the
-files it changed, for the checks and code tests), the summary in summary.json, and the text the
+files it changed, for the checks and code tests; each redacted), the summary in summary.json, and the text the
 judge grades (final message, tool calls, diff; each bounded, what was cut said)."""
 
 from __future__ import annotations
@@ -45,6 +45,13 @@ def transcript_json(t: Transcript, redact: Callable[[str], str]) -> dict[str, An
     }
 
 
+def redact_bytes(data: bytes, redact: Callable[[str], str]) -> bytes:
+    """A file's content with every secret redacted, its other bytes as they were."""
+    text = data.decode("utf-8", errors="surrogateescape")
+    done = redact(text)
+    return data if done == text else done.encode("utf-8", errors="surrogateescape")
+
+
 def record_of(
     run: AgentRun, t: Transcript, before: Files, seconds: float, redact: Callable[[str], str]
 ) -> dict[str, Any]:
@@ -59,7 +66,7 @@ def record_of(
             if total > CHANGED_LIMIT:
                 notes.append(f"changed files over {CHANGED_LIMIT >> 20} MB were not kept")
                 break
-            changed[path] = base64.b64encode(after[path]).decode()
+            changed[path] = base64.b64encode(redact_bytes(after[path], redact)).decode()
     deleted = sorted(p for p in before if p not in after and not p.startswith(".git/")) if run.workspace else []
     return {
         "transcript": transcript_json(t, redact),

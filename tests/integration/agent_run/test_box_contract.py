@@ -5,15 +5,21 @@ works. What each box promises is PROMISES (docs/agent-mode.md says the same in w
 
 - the network: only the configured provider (docker: the egress proxy; process: none);
 - the host: no host file, no process environment of skill-be's, no Docker socket (docker only);
-- the key: in the agent's box, never in the checks', never on a command line (both);
+- the key: in the agent's box, never in the checks', never on a command line, never in the kept
+  files (both);
 - limits: processes, disk (docker only: the process box has none);
-- leftovers: nothing a run made outlives it (both).
+- leftovers: nothing a run made outlives it (both);
+- the record: the CLI's exit and output are skill-be's (docker: a supervisor under another uid;
+  process: the operating system's), cut at the CLI's exit, what it left killed before it is read;
+- the checks: each check's exit and output its own, every process it left killed before the next;
+  a JSON last line counts only from a check that exits 0 (both).
 
 Each box is a real one: a container from skill-be's image behind its own egress proxy, or this
 machine. Needs Docker and skill-be's image, as CI has."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -266,6 +272,163 @@ def test_a_process_run_leaves_no_folder(boxes: Boxes, model_server: str) -> None
     assert Path(where.strip()).name == "ws" and not Path(where.strip()).exists()  # the control: it was there
     box.run_checks({}, {}, [("x", "true")], 10)
     assert set(root.glob("skill-be-agent-*")) | set(root.glob("skill-be-checks-*")) == before
+
+
+# --- the record: skill-be's, not the agent's ------------------------------------------------------
+
+FORGED = '{"type": "final", "text": "FORGED", "turns": 1, "input": 1, "output": 1}'
+# Left behind by the agent: it holds the CLI's stdout, waits until the CLI is dead, then for three
+# seconds writes a forged final event into that stream and rewrites the files the old record was in.
+REWRITER = (
+    "cli=$PPID; export F='" + FORGED + "'; setsid sh -c '"
+    'trap "" PIPE; exec 3>/proc/$0/fd/1; '
+    'while ! grep -qs "^State:.Z" /proc/$0/status && [ -e /proc/$0 ]; do sleep 0.005; done; '
+    'i=0; while [ $i -lt 150 ]; do printf 0 > /work/.skill-be/out/exit; echo "$F" >> /work/.skill-be/out/stdout; '
+    'echo "$F" >&3; i=$((i+1)); sleep 0.02; done\' $cli </dev/null >/dev/null 2>&1 & '
+)
+ORDER = {"docker": "record", "process": "cut"}  # the protection whose control shows this attack
+
+
+def rewriting_run(box: AgentBox, model_server: str) -> Any:
+    steps: list[dict[str, object]] = [{"sh": "echo real"}, {"sh": REWRITER + "sleep 60"}]
+    return box.run_agent(FakeDriver(), setup_for(model_server, steps, timeout=4), {})
+
+
+@pytest.mark.parametrize("kind", BOX_KINDS)
+def test_a_process_left_behind_cannot_rewrite_the_run_s_record(boxes: Boxes, kind: str, model_server: str) -> None:
+    run = rewriting_run(boxes.get(kind), model_server)
+    assert run.exit == "timeout", run  # past its time limit, as it was
+    assert "FORGED" not in run.stdout and '"type": "init"' in run.stdout and "real" in run.stdout  # the real stream
+
+
+@pytest.mark.parametrize("kind", BOX_KINDS)
+def test_control_the_old_record_is_rewritten(boxes: Boxes, kind: str, model_server: str) -> None:
+    run = rewriting_run(boxes.get(kind, ORDER[kind]), model_server)
+    assert "FORGED" in run.stdout, run
+    if kind == "docker":  # the exit in a file the agent can write: rewritten too
+        assert run.exit == "0", run
+
+
+LEAVER = "setsid sh -c 'echo $$ > pid.txt; exec sleep 60' </dev/null >/dev/null 2>&1 & sleep 0.3"
+
+
+@pytest.mark.parametrize("weaken", [(), ("kill",)], ids=["kept", "control"])
+def test_what_a_run_leaves_on_this_machine_is_killed(boxes: Boxes, model_server: str, weaken: tuple[str, ...]) -> None:
+    run = boxes.get("process", *weaken).run_agent(FakeDriver(), setup_for(model_server, [{"sh": LEAVER}]), {})
+    assert run.exit == "0" and run.workspace is not None
+    pid = int(run.workspace["pid.txt"])
+    alive = running(pid)
+    if alive:
+        os.kill(pid, 9)
+    assert alive is ("kill" in weaken)
+
+
+def running(pid: int) -> bool:
+    """Whether the process is there and not a zombie (killed, waiting for its parent to reap it)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+# --- the checks' results: each check's own ---------------------------------------------------------
+
+# Left behind by the first check: once that check is gone, for five seconds it writes FORGED into the output of any process
+# running the second check (its /proc/<pid>/fd/1: refused in the docker box, whose pipes are root's),
+# into the workspace file the second check reads, and into the file the old checks' record was in.
+INJECTOR = (
+    'setsid sh -c \'trap "" PIPE; p=$PPID; while [ -e /proc/$p ]; do sleep 0.005; done; i=0; while [ $i -lt 500 ]; do '
+    'for f in $(grep -ls "sleep 3;" /proc/[0-9]*/cmdline); do echo FORGED > ${f%cmdline}fd/1; done 2>/dev/null; '
+    "echo FORGED > verdict.txt; "
+    'echo "[{\\"name\\": \\"victim\\", \\"exit\\": \\"0\\", \\"output\\": \\"FORGED\\"}]" '
+    "> /work/.skill-be/out/checks.json 2>/dev/null; i=$((i+1)); sleep 0.01; done' </dev/null >/dev/null 2>&1 & sleep 0.3; exit 0"
+)
+CHECKS = [("leaver", INJECTOR), ("victim", "sleep 3; cat verdict.txt; exit 1")]
+START = {"verdict.txt": b"real\n"}  # what the second check reads, unless a leftover rewrites it
+CHECK_CONTROLS = [("docker", "kill"), ("docker", "record"), ("process", "kill")]
+
+
+@pytest.mark.parametrize("kind", BOX_KINDS)
+def test_each_check_keeps_its_own_result(boxes: Boxes, kind: str) -> None:
+    rows, error = boxes.get(kind).run_checks(START, {}, CHECKS, 30)
+    assert error is None and [r.name for r in rows] == ["leaver", "victim"]
+    assert rows[1].exit == "1" and "real" in rows[1].output and "FORGED" not in rows[1].output, rows
+
+
+@pytest.mark.parametrize(("kind", "weaken"), CHECK_CONTROLS)
+def test_control_a_check_s_leftover_writes_another_s_result(boxes: Boxes, kind: str, weaken: str) -> None:
+    try:
+        rows, error = boxes.get(kind, weaken).run_checks(START, {}, CHECKS, 30)
+    finally:
+        kill_matching("/work/.skill-be/out/checks.json")  # on this machine the leftover lives on: end it
+    assert error is None and "FORGED" in rows[-1].output, rows
+
+
+def kill_matching(text: str) -> None:
+    for pid in command_lines_with(text):
+        with contextlib.suppress(OSError):
+            os.kill(int(pid), 9)
+
+
+@pytest.mark.parametrize("kind", BOX_KINDS)
+def test_a_json_last_line_counts_only_from_a_check_that_exits_0(boxes: Boxes, kind: str) -> None:
+    from skill_be.agents.runs import check_results
+
+    report = """printf '{"checks": [{"name": "a", "passed": true}]}\\n'; exit """
+    rows, error = boxes.get(kind).run_checks({}, {}, [("forged", report + "1"), ("real", report + "0")], 30)
+    assert error is None
+    lines = {name: passed for name, passed, _ in check_results(rows, lambda t: t)}
+    assert lines == {"check: forged › a": False, "check: real › a": True}  # the control: exit 0 counts
+
+
+# --- the key on no command line, and out of the kept files -----------------------------------------
+
+
+def command_lines_with(secret: str) -> list[str]:
+    hits = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if secret.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    hits.append(pid)
+            except OSError:
+                pass
+    return hits
+
+
+@pytest.mark.parametrize("weaken", [(), ("argv",)], ids=["kept", "control"])
+@pytest.mark.parametrize("kind", BOX_KINDS)
+def test_the_key_is_on_no_command_line(boxes: Boxes, kind: str, model_server: str, weaken: tuple[str, ...]) -> None:
+    import threading
+
+    box = boxes.get(kind, *weaken)
+    done = threading.Event()
+    seen: list[str] = []
+
+    def run() -> None:
+        box.run_agent(FakeDriver(), setup_for(model_server, [{"sh": "sleep 2"}]), {})
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    while not done.wait(0.05):
+        seen += command_lines_with(KEY)  # what every local user can read on this machine
+    assert bool(seen) is ("argv" in weaken)
+
+
+@pytest.mark.parametrize("kind", BOX_KINDS)
+def test_the_files_the_agent_changed_are_kept_redacted(boxes: Boxes, kind: str, model_server: str) -> None:
+    import base64
+
+    from skill_be.adapters.credentials import Redactor
+    from skill_be.agents.runs import outcome
+
+    setup = setup_for(model_server, [{"write": ["notes.txt", f"the key is {KEY}\n"]}])
+    run = boxes.get(kind).run_agent(FakeDriver(), setup, {})
+    kept = outcome(FakeDriver(), run, setup, {}, 0.0, Redactor([KEY])).record["changed"]["notes.txt"]
+    assert base64.b64decode(kept) == b"the key is ***\n"
+    plain = outcome(FakeDriver(), run, setup, {}, 0.0, lambda t: t).record["changed"]["notes.txt"]
+    assert KEY.encode() in base64.b64decode(plain)  # the control: unredacted, the key is there
 
 
 # --- the egress proxy over https -----------------------------------------------------------------

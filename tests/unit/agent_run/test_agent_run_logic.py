@@ -25,11 +25,13 @@ from skill_be.errors import ConfigError
 from skill_be.project.evals import load_eval
 
 
-def test_a_check_passes_on_exit_0_and_a_json_last_line_gives_one_line_per_entry() -> None:
+def test_a_check_passes_on_exit_0_and_a_json_last_line_of_a_passing_check_gives_one_line_per_entry() -> None:
     rows = [
         CheckResult("build", "0", "ok\n"),
         CheckResult("lint", "1", "bad style\n"),
-        CheckResult("grader", "1", 'noise\n{"checks": [{"name": "a", "passed": true}, {"name": "b", "passed": 1}]}\n'),
+        CheckResult("grader", "0", 'noise\n{"checks": [{"name": "a", "passed": true}, {"name": "b", "passed": 1}]}\n'),
+        # a failing check whose last line is a passing JSON entry (the workspace's own report.txt): it fails
+        CheckResult("forged", "1", '{"checks": [{"name": "a", "passed": true}]}\n'),
         CheckResult("gone", "127", "sh: 1: nope: not found\n"),
         CheckResult("slow", "timeout", ""),
     ]
@@ -38,6 +40,7 @@ def test_a_check_passes_on_exit_0_and_a_json_last_line_gives_one_line_per_entry(
         ("check: lint", False, "exit code 1: bad style"),
         ("check: grader › a", True, None),
         ("check: grader › b", False, None),  # only `true` passes
+        ("check: forged › a", False, 'exit code 1: {"checks": [{"name": "a", "passed": true}]}'),
         ("check: gone", False, "command not found: sh: 1: nope: not found"),
         ("check: slow", False, "the check reached its time limit"),
     ]

@@ -1,22 +1,34 @@
 """The `docker` agent box: each agent run in a container of its own, and the checks afterwards in another.
 
-Both start from skill-be's image (it has the CLIs, Node 22, Python and git), as a non-root user
-(65534), with a read-only root, every capability dropped, no new privileges, memory, CPU and pid
-limits, an empty environment besides what the launch names, and no Docker socket (the container
-module's `create`). `/work` is a tmpfs-backed volume (a huge file fills it and fails there, not on
-the host's disk) that holds the workspace (`/work/ws`), the CLI's private home (`/work/home`) and
-skill-be's files (`/work/.skill-be`); everything goes in and out through the archive API, so this
-works from inside a container too (the GitHub action's sibling containers). The agent container has
-no network: its only way out is the egress proxy's sockets, mounted read-only (egress.py), which
-this box starts and closes. The checks container has no network, no key, and never the agent's home.
+Both start from skill-be's image (it has the CLIs, Node 22, Python and git) with a read-only root,
+every capability dropped, no new privileges, memory, CPU and pid limits, an empty environment, and
+no Docker socket (the container module's `create`). PID 1 and the supervisor (box_main.py, run with
+`python3 -c` in one exec per run) are root with three capabilities given back (SETUID, SETGID, KILL);
+the CLI, everything the agent starts and every check run under the agents' uid (65534) with none.
+The supervisor takes the record (the CLI's exit, its output cut at its exit, each check's exit and
+output) and kills every process of that uid before it answers: the record comes back on the exec's
+own output, never through a file the agent can write. The provider's key reaches the supervisor in
+the exec's environment, never on a command line. `/work` is a tmpfs-backed volume (a huge file fills
+it and fails there, not on the host's disk) that holds the workspace (`/work/ws`) and the CLI's
+private home (`/work/home`); everything goes in and out through the archive API, so this works from
+inside a container too (the GitHub action's sibling containers). The agent container has no network:
+its only way out is the egress proxy's sockets, mounted read-only (egress.py), which this box starts
+and closes. The checks container has no network, no key, and never the agent's home.
+
+Tests switch protections off (`BoxSettings.weaken`) to show each one's attack: `network` (a bridge
+network), `kill` (processes left by the CLI or a check live on), `record` (the old way: the
+supervisor under the agents' uid, its record in files under /work), `argv` (the environment on the
+supervisor's command line).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import secrets
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import replace
@@ -34,9 +46,14 @@ WORK = PurePosixPath("/work")
 WORKSPACE = WORK / "ws"
 HOME = WORK / "home"
 CHECKS = WORK / "checks"
-OUT = WORK / ".skill-be" / "out"
-BOX_MAIN = Path(__file__).with_name("box_main.py")
-USER = "65534:65534"
+OUT = WORK / ".skill-be" / "out"  # the old way's record (a test's control only)
+SUPERVISOR = Path(__file__).with_name("box_main.py")
+PYTHON = "/usr/bin/python3"
+ROOT = "0:0"  # PID 1 and the supervisor
+SUPERVISOR_CAPS = ("SETUID", "SETGID", "KILL")  # to start the agents' processes under their uid, and kill them
+AGENT_UID = 65534
+USER = f"{AGENT_UID}:{AGENT_UID}"  # the CLI, what the agent starts, the checks
+LEGACY_WINDOW = 0.5  # the old way: how long a process left behind has, at the least, before the record is read
 MAX_STDOUT = 32 << 20
 CHECKS_ENV = {"PATH": "/opt/skill-be/bin:/opt/agent-clis/bin:/usr/local/bin:/usr/bin:/bin", "HOME": str(HOME)}
 IMAGE_PATH = "/opt/agent-clis/bin:/opt/skill-be/bin:/usr/local/bin:/usr/bin:/bin"  # the CLIs in skill-be's image
@@ -74,8 +91,8 @@ class DockerBox:
         lim = self.limits
         network = "bridge" if "network" in self.settings.weaken else "none"  # a control: a network given
         return containers.Hardening(
-            user=USER, memory_mb=lim.memory_mb, cpus=lim.cpus, pids=lim.pids, network=network, init=True,
-            tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777"},
+            user=ROOT, memory_mb=lim.memory_mb, cpus=lim.cpus, pids=lim.pids, network=network, init=True,
+            caps=SUPERVISOR_CAPS, tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777"},
         )  # fmt: skip
 
     def _create(self, volume: Any, with_egress: bool) -> Any:
@@ -121,7 +138,7 @@ class DockerBox:
             self._active.add(box)
         try:
             # put_archive only after start(): before it, the tmpfs volume is not mounted yet.
-            body = {**files, ".skill-be/box_main.py": BOX_MAIN.read_bytes(), ".skill-be/out/.keep": b""}
+            body = {**files, ".skill-be/out/.keep": b""} if "record" in self.settings.weaken else files
             if not box.put_archive(str(WORK), to_tar(body, folders=("ws", "home"))):
                 raise WorkspaceError("could not copy the workspace into the container")
         except BaseException:
@@ -179,7 +196,7 @@ class DockerBox:
 
     def _run(self, launch: Launch, workspace: Files, timeout: float) -> AgentRun:
         """Write the launch's files and the workspace, run the CLI until it ends or `timeout`, copy the
-        workspace and the CLI's output back. Every failure is an `error` of this run, never raised."""
+        workspace back; the record from the supervisor. Every failure is an `error` of this run."""
         run = AgentRun()
         box = volume = None
         try:
@@ -191,24 +208,14 @@ class DockerBox:
                 if path.is_relative_to(launch.cwd):
                     run.installed[str(path.relative_to(launch.cwd))] = content
             box, volume = self._box(files, with_egress=True)
-            spec = {
-                "mode": "agent",
-                "argv": list(launch.argv),
-                "cwd": str(launch.cwd),
-                "env": {**launch.env, **self.plan.env()},
-                "timeout": timeout,
-                "relays": self.plan.relays(),
-                "out": str(OUT),
-            }
-            _exec(box, spec, timeout)
-            out = from_tar(box.get_archive(str(OUT))[0], "out", MAX_STDOUT)
-            run.stdout = out.get("stdout", b"").decode("utf-8", errors="replace")
-            run.stderr = out.get("stderr", b"").decode("utf-8", errors="replace")
-            run.exit = out.get("exit", b"").decode() or "killed"
+            spec = {"mode": "agent", "argv": list(launch.argv), "cwd": str(launch.cwd), "timeout": timeout,
+                    "relays": self.plan.relays(), "cap": MAX_STDOUT}  # fmt: skip
+            record = self._supervise(box, spec, {**launch.env, **self.plan.env()}, timeout)
+            _take_record(run, record)
             try:
                 run.workspace = from_tar(box.get_archive(str(WORKSPACE))[0], "ws", MAX_WORKSPACE)
             except WorkspaceError as e:
-                run.error = str(e)
+                run.error = run.error or str(e)
             box.reload()
             if box.attrs.get("State", {}).get("OOMKilled"):
                 run.killed.append("out of memory")
@@ -221,7 +228,8 @@ class DockerBox:
     def run_checks(
         self, workspace: Files, check_files: Files, checks: Sequence[tuple[str, str]], timeout: float
     ) -> tuple[list[CheckResult], str | None]:
-        """Each check command in a fresh container (no network, no key), in the finished workspace."""
+        """Each check command under the agents' uid in a fresh container (no network, no key), in the
+        finished workspace; every process it left killed before the next starts."""
         box = volume = None
         try:
             files = {
@@ -230,22 +238,36 @@ class DockerBox:
             }
             files["home/.keep"] = b""
             box, volume = self._box(files, with_egress=False)
-            spec = {
-                "mode": "checks",
-                "checks": [list(c) for c in checks],
-                "cwd": str(WORKSPACE),
-                "env": {**CHECKS_ENV, "CHECKS": str(CHECKS)},
-                "timeout": timeout,
-                "out": str(OUT),
-            }
-            _exec(box, spec, timeout * max(1, len(checks)))
-            out = from_tar(box.get_archive(str(OUT))[0], "out", MAX_STDOUT)
-            rows = json.loads(out.get("checks.json", b"[]"))
+            spec = {"mode": "checks", "checks": [list(c) for c in checks], "cwd": str(WORKSPACE), "timeout": timeout}
+            rows = self._supervise(box, spec, {**CHECKS_ENV, "CHECKS": str(CHECKS)}, timeout * max(1, len(checks)))
+            if not isinstance(rows, list) or not all(r.get("clean", True) for r in rows):
+                return [], "the checks' processes could not all be stopped"
             return [CheckResult(r["name"], str(r["exit"]), r["output"], int(r.get("cut", 0))) for r in rows], None
         except Exception as e:  # the checks container failed: an error of this output
             return [], f"the checks container failed: {containers.short(e)}"
         finally:
             self._drop(box, volume)
+
+    def _supervise(self, box: Any, spec: dict[str, Any], env: Mapping[str, str], timeout: float) -> Any:
+        """box_main.py's answer: from its exec's own output, as root. The weakened ways (tests only)
+        are the old ones: a program under the agents' uid whose record is in files they can write, or
+        the environment on its command line."""
+        weaken = self.settings.weaken
+        user = ROOT
+        spec = {**spec, "uid": AGENT_UID, "kill": "kill" not in weaken, "env_keys": sorted(env)}
+        if "record" in weaken:
+            user, spec = USER, {**spec, "uid": None, "kill": False, "files": str(OUT)}
+        if "argv" in weaken:
+            spec["env"] = dict(env)
+        out = _exec(box, [PYTHON, "-c", SUPERVISOR.read_text(encoding="utf-8"), json.dumps(spec)], user, env, timeout)
+        if "record" not in weaken:
+            return json.loads(out)
+        time.sleep(LEGACY_WINDOW)
+        files = from_tar(box.get_archive(str(OUT))[0], "out", MAX_STDOUT + (1 << 20))
+        if spec["mode"] == "checks":
+            return json.loads(files.get("checks.json", b"[]"))
+        return {"exit": files.get("exit", b"").decode(), "stdout": base64.b64encode(files.get("stdout", b"")).decode(),
+                "stderr": base64.b64encode(files.get("stderr", b"")).decode(), "over": False, "clean": True}  # fmt: skip
 
     def describe(self) -> dict[str, object]:
         lim = self.limits
@@ -262,16 +284,34 @@ class DockerBox:
         }
 
 
-def _exec(box: Any, spec: Mapping[str, object], timeout: float) -> None:
-    """box_main.py under the container's user; it keeps the time limit itself, and should it not
-    return (killed, stuck), the container is killed a grace period later, which ends the exec."""
+def _exec(box: Any, argv: list[str], user: str, env: Mapping[str, str], timeout: float) -> bytes:
+    """One exec's stdout. The supervisor keeps the time limit itself, and should it not return
+    (killed, stuck), the container is killed a grace period later, which ends the exec."""
     guard = threading.Timer(timeout + GRACE_SECONDS, box.kill)
     guard.daemon = True
     guard.start()
     try:
-        box.exec_run(["python3", str(WORK / ".skill-be/box_main.py"), json.dumps(spec)], user=USER)
+        done = box.exec_run(argv, user=user, environment=dict(env), demux=True)
     finally:
         guard.cancel()
+    stdout, stderr = done.output or (None, None)
+    if done.exit_code != 0:
+        words = (stderr or b"").decode("utf-8", errors="replace").strip().splitlines()[-1:] or [
+            f"exit {done.exit_code}"
+        ]
+        raise RuntimeError(f"the supervisor stopped: {words[0][:300]}")
+    return stdout or b""
+
+
+def _take_record(run: AgentRun, record: Mapping[str, Any]) -> None:
+    """The supervisor's record of the CLI: its exit, its output cut at that exit."""
+    run.stdout = base64.b64decode(record.get("stdout") or "").decode("utf-8", errors="replace")
+    run.stderr = base64.b64decode(record.get("stderr") or "").decode("utf-8", errors="replace")
+    run.exit = str(record.get("exit") or "") or "killed"
+    if record.get("over"):
+        run.error = f"the CLI's output went over {MAX_STDOUT >> 20} MB"
+    elif not record.get("clean", True):
+        run.error = "the agent's processes could not all be stopped"
 
 
 def docker_missing(e: BaseException) -> ConfigError:

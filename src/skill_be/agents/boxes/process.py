@@ -4,19 +4,28 @@ environment. There is no container: the agent's commands can read what that user
 the network, and see other processes. Checks run the same way, without the key. Chosen by the
 user, never a fallback. It is also the one way skill-be launches an agent CLI on this machine (the
 trigger calls on agent CLIs run through it): a run is refused when a parent of its folder holds a
-skill folder, which a CLI would offer, and a launch may write only inside its own folder."""
+skill folder, which a CLI would offer, and a launch may write only inside its own folder.
+
+The record is the operating system's: the CLI's exit status from waiting for it, its output read
+until that exit and no further (a process it left holding the pipes adds nothing). Every process
+that carries the run's mark in its environment (`SKILL_BE_RUN`) is killed before the workspace is
+read, and after each check; a process that drops the mark escapes, as anything run as you may.
+Tests switch protections off (`BoxSettings.weaken`): `cut` (the output read until every holder of
+the pipes lets go), `kill` (what a run or a check leaves lives on), `argv` (the environment on the
+command line of a shell that stays for the run)."""
 
 from __future__ import annotations
 
 import os
+import secrets
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from skill_be.agents.boxes import AgentRun, BoxSettings, CheckResult
 from skill_be.agents.drivers.base import AgentDriver, AgentSetup, Launch
 from skill_be.agents.workspace import Files, WorkspaceError, read_files, write_files
-from skill_be.proc import StartFailed, resolve_executable, run_sync
+from skill_be.proc import ProcessResult, StartFailed, kill_tagged, resolve_executable, run_sync, run_to_exit
 
 WARNING = (
     "agent.sandbox: process: the agent runs on this machine as you, with your network and your files "
@@ -25,6 +34,7 @@ WARNING = (
 OUTPUT_CAP = 32 << 20
 CHECK_OUTPUT = 16384  # characters of a check's output kept (its end)
 CHECKS_PATH = "/usr/local/bin:/usr/bin:/bin"
+MARK = "SKILL_BE_RUN"  # in the environment of every run and check: what is killed after it
 # Where the CLIs look for project skills in the workspace's parents (when it is not a git repository).
 SKILL_FOLDERS = (".claude/skills", ".agents/skills", ".pi/skills", ".opencode/skills")
 
@@ -84,13 +94,31 @@ class ProcessBox:
                     run.error = str(e)
         return run
 
+    def _child(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float, cap: int) -> ProcessResult:
+        """One child to its exit or time limit, and every process that carries its mark killed after."""
+        weaken = self.settings.weaken
+        mark = secrets.token_hex(8)
+        env = {**env, MARK: mark}
+        if "argv" in weaken:  # the old way, a control only: the environment on the command line
+            argv = ["sh", "-c", 'env "$@"; exit $?', "sh", *(f"{k}={v}" for k, v in env.items()), *argv]
+
+        def kill() -> None:
+            if "kill" not in weaken:
+                kill_tagged(MARK, mark)
+
+        if "cut" in weaken:  # a control only: the output read until every holder of the pipes lets go
+            done = run_sync(argv, cwd=cwd, env=env, timeout=timeout, max_output=cap)
+            kill()
+            return done
+        return run_to_exit(argv, cwd=cwd, env=env, timeout=timeout, max_output=cap, stop=kill)
+
     def _run(self, launch: Launch, timeout: float) -> AgentRun:
-        exe = resolve_executable(launch.argv[0], Path(str(launch.cwd)), launch.env.get("PATH"))
+        cwd = Path(str(launch.cwd))
+        exe = resolve_executable(launch.argv[0], cwd, launch.env.get("PATH"))
         if exe is None:
             return AgentRun(error=f'cannot start "{launch.argv[0]}": not found on PATH', start_failed=True)
         try:
-            done = run_sync([exe, *launch.argv[1:]], cwd=Path(str(launch.cwd)), env=launch.env,
-                            timeout=timeout, max_output=OUTPUT_CAP)  # fmt: skip
+            done = self._child([exe, *launch.argv[1:]], cwd, launch.env, timeout, OUTPUT_CAP)
         except StartFailed as e:
             return AgentRun(error=str(e), start_failed=True)
         return AgentRun(
@@ -114,7 +142,7 @@ class ProcessBox:
             env = {"PATH": path, "HOME": str(root / "home"), "CHECKS": str(root / "checks")}
             for name, command in checks:
                 try:
-                    done = run_sync(["sh", "-c", command], cwd=root / "ws", env=env, timeout=timeout)
+                    done = self._child(["sh", "-c", command], root / "ws", env, timeout, OUTPUT_CAP)
                 except StartFailed as e:
                     return rows, str(e)
                 out = (done.stdout + done.stderr).decode("utf-8", errors="replace")
