@@ -127,7 +127,7 @@ def test_a_syntax_error_in_a_test_helper_blocks(tmp_path: Path) -> None:
 
 def test_a_bad_package_list_is_exit_2(tmp_path: Path) -> None:
     root = _code_tests_project(tmp_path)
-    (root / "test-packages.json").write_text('{"pip": ["requests"]}')
+    (root / "test-packages.json").write_text('{"cargo": ["serde"]}')
     done = _check(root)
     assert done.returncode == 2
-    assert 'section "pip" is not supported' in done.stderr
+    assert 'section "cargo" is not supported' in done.stderr

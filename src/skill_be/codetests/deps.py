@@ -1,4 +1,6 @@
-"""Installing a package list into `.skill-be/deps/<hash>/`, once per distinct list, and removing it after."""
+"""Installing a package list into `.skill-be/deps/<hash>/`, once per distinct list and language, and
+removing it after: the npm section with npm (for TypeScript tests), the pip section with pip (for
+Python tests, `codetests/pipdeps.py`)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ MARKER = ".skill-be-complete"  # written last: a folder without it is a half ins
 @dataclass(frozen=True)
 class Deps:
     folder: Path  # .skill-be/deps/<hash>/
-    packages: Path | None  # its node_modules, when the list has packages
+    packages: Path | None  # its node_modules (npm) or site-packages (pip), when the list has packages
 
 
 def deps_root(config_root: Path) -> Path:
@@ -31,34 +33,41 @@ def folder_name(entries: tuple[str, ...]) -> str:
     return hashlib.sha256(json.dumps(list(entries)).encode("utf-8")).hexdigest()[:16]
 
 
-async def install(plist: PackageList | None, config_root: Path, warn: Callable[[str], None]) -> Deps:
+def folder_of(plist: PackageList | None, config_root: Path, language: str = "typescript") -> Path:
+    """The folder a list's section for `language` installs into (the npm one's name is the Node tool's)."""
+    if language == "python":
+        from skill_be.codetests.pipdeps import key
+
+        return deps_root(config_root) / folder_name(key(plist.pip if plist is not None else ()))
+    return deps_root(config_root) / folder_name(plist.npm if plist is not None else ())
+
+
+async def install(
+    plist: PackageList | None, config_root: Path, warn: Callable[[str], None], language: str = "typescript"
+) -> Deps:
     """The list's folder, installed or reused. A list with no package, or none, installs (and prints) nothing."""
-    entries = plist.npm if plist is not None else ()
-    folder = deps_root(config_root) / folder_name(entries)
+    entries = plist.entries(language) if plist is not None else ()
+    folder = folder_of(plist, config_root, language)
     if plist is None or not entries:
         folder.mkdir(parents=True, exist_ok=True)
         return Deps(folder=folder, packages=None)
+    if language == "python":
+        from skill_be.codetests import pipdeps
+
+        installer: Installer = pipdeps.PIP
+    else:
+        installer = NPM
     marker = folder / MARKER
-    wanted = json.dumps(list(entries))
-    if marker.is_file() and marker.read_text(encoding="utf-8") == wanted and (folder / "node_modules").is_dir():
+    wanted = installer.marker(entries)
+    packages = folder / installer.packages
+    if marker.is_file() and marker.read_text(encoding="utf-8") == wanted and packages.is_dir():
         warn(f"reused the test packages of {shown(plist.path)} in {shown(folder)}")
-        return Deps(folder=folder, packages=folder / "node_modules")
-    npm = shutil.which("npm")
-    if npm is None:
-        raise ConfigError(
-            f"{shown(plist.path)}: installing its test packages needs npm, and npm is not on PATH; "
-            "install Node.js with npm"
-        )
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "package.json").write_text('{"name": "skill-be-test-packages", "private": true}\n', encoding="utf-8")
-    npmrc = config_root / ".npmrc"
-    if npmrc.is_file():  # a private registry or its token applies to the install
-        shutil.copyfile(npmrc, folder / ".npmrc")
-    argv = [npm, "install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", *entries]
+        return Deps(folder=folder, packages=packages)
+    argv, env = installer.prepare(plist, config_root, folder)
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=folder,
+        env=env,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -68,12 +77,43 @@ async def install(plist: PackageList | None, config_root: Path, warn: Callable[[
         text = (err or out).decode("utf-8", "replace")
         detail = " ".join(text.split())[-400:] or "no message"
         raise ConfigError(
-            f"{shown(plist.path)}: npm install of its test packages failed in {shown(folder)} "
-            f"(exit code {proc.returncode}: {detail}); fix the entries, or npm's registry and network settings"
+            f"{shown(plist.path)}: {installer.name} install of its test packages failed in {shown(folder)} "
+            f"(exit code {proc.returncode}: {detail}); fix the entries, or {installer.settings}"
         )
     marker.write_text(wanted, encoding="utf-8")
     warn(f"installed the test packages of {shown(plist.path)} in {shown(folder)}")
-    return Deps(folder=folder, packages=folder / "node_modules")
+    return Deps(folder=folder, packages=packages)
+
+
+class Installer:
+    """How one package manager installs a section: npm here, pip in pipdeps.py."""
+
+    name = "npm"
+    packages = "node_modules"  # the folder below the deps folder that holds what was installed
+    settings = "npm's registry and network settings"
+
+    def marker(self, entries: tuple[str, ...]) -> str:
+        """What the marker holds: a folder is reused while it is the same."""
+        return json.dumps(list(entries))
+
+    def prepare(self, plist: PackageList, config_root: Path, folder: Path) -> tuple[list[str], dict[str, str] | None]:
+        """The folder emptied and readied; the install's argv and environment (None: skill-be's own)."""
+        npm = shutil.which("npm")
+        if npm is None:
+            raise ConfigError(
+                f"{shown(plist.path)}: installing its test packages needs npm, and npm is not on PATH; "
+                "install Node.js with npm"
+            )
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "package.json").write_text('{"name": "skill-be-test-packages", "private": true}\n', encoding="utf-8")
+        npmrc = config_root / ".npmrc"
+        if npmrc.is_file():  # a private registry or its token applies to the install
+            shutil.copyfile(npmrc, folder / ".npmrc")
+        return [npm, "install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", *plist.npm], None
+
+
+NPM = Installer()
 
 
 def remove_folder(folder: Path, warn: Callable[[str], None]) -> None:

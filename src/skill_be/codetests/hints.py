@@ -5,6 +5,8 @@ Warnings only; it never blocks. `check` and the start of `run` print what `hint_
 
 from __future__ import annotations
 
+import builtins
+import keyword
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
@@ -153,6 +155,17 @@ KEYWORDS_AND_BUILTINS: Final = JS_RESERVED | frozenset(
 )
 
 
+# A Python scenario's contract also drops Python's keywords and built-ins (`None`, `self`, `len`, ...).
+PYTHON_WORDS: Final = (
+    frozenset(keyword.kwlist)
+    | frozenset(keyword.softkwlist)
+    | frozenset(dir(builtins))
+    | frozenset(
+        ["self", "cls", "kwargs", "args", "typing", "dataclass", "dataclasses", "Optional", "Union", "List", "Dict"]
+    )
+)
+
+
 class _Unset:
     pass
 
@@ -197,6 +210,8 @@ def skill_warnings(skill: Skill, words: Sequence[str], allow: Iterable[str]) -> 
         if not scenario.output:
             continue
         candidates = [w for w in words if w not in allowed and not _has_word(scenario.prompt, w)]
+        if scenario.language == "python":
+            candidates = [w for w in candidates if w not in PYTHON_WORDS]
         for field, description in scenario.output:
             hits = [(m.start(), w) for w in candidates if (m := _first(description, w))]
             for _, word in sorted(hits):

@@ -1,4 +1,5 @@
-"""Package lists (`test-packages.json`): what the code tests may import, read and checked."""
+"""Package lists (`test-packages.json`): what the code tests may import, read and checked: an `npm`
+section for TypeScript tests, a `pip` section for Python ones."""
 
 from __future__ import annotations
 
@@ -17,6 +18,16 @@ _PATH_LIKE = re.compile(r"^(\.|/|[A-Za-z]:[\\/])")
 class PackageList(NamedTuple):
     path: Path
     npm: tuple[str, ...]  # entries as npm install takes them, local paths made absolute
+    pip: tuple[str, ...] = ()  # entries as pip install takes them, local paths made absolute
+
+    def entries(self, language: str) -> tuple[str, ...]:
+        """The section a language's tests install: npm for TypeScript, pip for Python."""
+        return self.pip if language == "python" else self.npm
+
+
+SECTIONS = ("npm", "pip")
+EXAMPLES = {"npm": '["express@5"]', "pip": '["attrs==23.*"]'}
+WHAT = {"npm": "anything npm install accepts", "pip": "a requirement or a path pip install accepts"}
 
 
 def _resolve_entry(entry: str, base: Path) -> str:
@@ -29,7 +40,7 @@ def _resolve_entry(entry: str, base: Path) -> str:
 
 
 def read_package_list(path: Path) -> PackageList:
-    """Only the `npm` section is read; another section is an error, since code tests are TypeScript only."""
+    """The `npm` and `pip` sections; another section is an error."""
     name = shown(path)
     text = read_text(path, what="package list")
     try:
@@ -39,17 +50,28 @@ def read_package_list(path: Path) -> PackageList:
     if not isinstance(data, dict):
         raise ConfigError(f'{name}: must be a JSON object with an "npm" list, such as {{"npm": ["express@5"]}}')
     for section in data:
-        if section != "npm":
+        if section not in SECTIONS:
             raise ConfigError(
-                f'{name}: section "{section}" is not supported: code tests are TypeScript only for now, '
-                'so only "npm" is read (see "Other languages" in the README)'
+                f'{name}: section "{section}" is not supported: a package list has an "npm" section for TypeScript '
+                'code tests and a "pip" section for Python ones (see "Packages the code and the tests may import" '
+                "in the code-tests guide)"
             )
-    entries = data.get("npm", [])
+    npm, pip = (_section(data, section, name, path.parent) for section in SECTIONS)
+    return PackageList(path=path, npm=npm, pip=pip)
+
+
+def _section(data: dict[str, object], section: str, name: str, base: Path) -> tuple[str, ...]:
+    entries = data.get(section, [])
     if not isinstance(entries, list):
-        raise ConfigError(f'{name}: npm: must be a list of package specs, such as ["express@5"]')
+        raise ConfigError(f"{name}: {section}: must be a list of package specs, such as {EXAMPLES[section]}")
     out: list[str] = []
     for i, entry in enumerate(entries):
         if not isinstance(entry, str) or not entry.strip():
-            raise ConfigError(f"{name}: npm[{i}]: must be a non-empty string (anything npm install accepts)")
-        out.append(_resolve_entry(entry.strip(), path.parent))
-    return PackageList(path=path, npm=tuple(out))
+            raise ConfigError(f"{name}: {section}[{i}]: must be a non-empty string ({WHAT[section]})")
+        if section == "pip" and entry.strip().startswith("-"):
+            raise ConfigError(
+                f'{name}: pip[{i}]: "{entry.strip()}" is an option, not a package; put pip\'s options in a pip.conf '
+                "beside the config"
+            )
+        out.append(_resolve_entry(entry.strip(), base))
+    return tuple(out)

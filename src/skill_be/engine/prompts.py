@@ -50,7 +50,7 @@ def model_prompt(scenario: Scenario, arm: str, skill_text: str, template: str) -
         # One pass, so a {{task}} written inside the skill text is left as it is.
         prompt = _fill(template, {"{{skill}}": skill_text, "{{task}}": scenario.prompt})
     if scenario.output is not None:
-        prompt = f"{prompt}\n\n{contract_paragraph(scenario.output)}"
+        prompt = f"{prompt}\n\n{contract_paragraph(scenario.output, scenario.language)}"
     return prompt
 
 

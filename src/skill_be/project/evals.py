@@ -11,7 +11,7 @@ from skill_be.project.assertions import Assertion, Budget, assertion_from, budge
 from skill_be.project.files import read_text
 from skill_be.project.jsonfile import load_json
 from skill_be.project.places import Places
-from skill_be.project.rules import JS_RESERVED, MAX_DESCRIPTION, valid_file_name
+from skill_be.project.rules import DEFAULT_LANGUAGE, JS_RESERVED, MAX_DESCRIPTION, output_language, valid_file_name
 from skill_be.project.triggers import Triggers, read_triggers
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ class Scenario(NamedTuple):
     judge_context: str | None = None  # what the grader sees beside the answer (evals.json expected_output)
     graded: bool = True  # False: `graded: false`, run for review with no line (engine/gate.py Gate.ungraded)
     attachments: tuple[Attachment, ...] = ()  # files the model gets as content (project/attachments.py)
+    language: str = DEFAULT_LANGUAGE  # of the answer's code and the tests: `output.language` (rules.LANGUAGES)
 
     @property
     def scored(self) -> tuple[str, ...]:
@@ -145,12 +146,18 @@ def _scenario(
     s: dict[str, object], path: Path, root: Path | None, skill_budget: object = None, environment: object = None
 ) -> Scenario:
     output = dict(s["output"]) if isinstance(s.get("output"), dict) else None  # type: ignore[call-overload]
+    language = output_language(output)
+    chosen = output is not None and language == output.get("language")
+    if chosen:
+        del output["language"]  # type: ignore[union-attr]  # the contract's language, not an export
     agent = None
     if s.get("mode") == "agent":
         from skill_be.project.agent_models import agent_scenario
 
         agent = agent_scenario(s, path.parent, environment)  # type: ignore[arg-type]
         if output is not None:
+            if not chosen and str(output.get("file", "")).endswith(".py"):
+                language = "python"  # the agent writes a Python file: its tests are Python's
             output.pop("file", None)  # in agent mode, the file the agent wrote, not an export
     return Scenario(
         id=str(s["id"]),
@@ -164,6 +171,7 @@ def _scenario(
         budget=_budget(s.get("budget"), skill_budget) if s.get("graded", True) else None,  # type: ignore[arg-type]
         judge_context=s.get("expectedOutput"),  # type: ignore[arg-type]
         graded=bool(s.get("graded", True)),
+        language=language,
     )
 
 

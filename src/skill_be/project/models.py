@@ -4,6 +4,7 @@ skill-be uses; `skill-be schema` publishes these models as JSON Schemas."""
 
 from __future__ import annotations
 
+from keyword import iskeyword
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -51,11 +52,14 @@ from skill_be.project.rules import (
     FILE_NAME_TRAPS,
     IDENTIFIER,
     JS_RESERVED,
+    LANGUAGE_SPELLINGS,
+    LANGUAGES,
     MAX_DESCRIPTION,
     MAX_TIMEOUT,
     PRESETS,
     REQUIRED,
     SANDBOXES,
+    output_language,
     valid_file_name,
 )
 from skill_be.project.trigger_models import TriggerGateModel, TriggersModel
@@ -334,8 +338,16 @@ def _output(value: object) -> object:
         fail(f"must be a mapping of keys to values, not {type_name(value)}")
     if not value:
         fail('must name at least "result", the export the tests are written against')
+    python = output_language(value) == "python"
     for key, desc in value.items():
-        if not isinstance(key, str) or not IDENTIFIER.match(key) or key in JS_RESERVED:
+        if key == "language" and desc in LANGUAGES:
+            continue
+        if key == "language" and isinstance(desc, str) and desc.strip().lower() in LANGUAGE_SPELLINGS:
+            fail(f'"{desc}" is not a language skill-be knows; write "python" or "typescript"', at=(key,))
+        if python:
+            if not isinstance(key, str) or not key.isidentifier() or iskeyword(key):
+                fail(f'"{key}" is not a name a module can define; use a Python identifier', key=str(key))
+        elif not isinstance(key, str) or not IDENTIFIER.match(key) or key in JS_RESERVED:
             fail(f'"{key}" is not a name a module can export; use a JavaScript identifier', key=str(key))
         if not isinstance(desc, str):
             fail(f"must be a string, not {type_name(desc)}", at=(key,))

@@ -19,6 +19,21 @@ PRESETS = ("typescript", "python")
 SANDBOXES = ("auto", "docker", "process", "bwrap")
 
 MAX_DESCRIPTION = 200
+# `output.language`: the language of the answer's code and of the scenario's tests (TypeScript when absent).
+LANGUAGES = ("typescript", "python")
+DEFAULT_LANGUAGE = "typescript"
+# Spellings that mean a language but are not its name: an error, not an export called `language`.
+LANGUAGE_SPELLINGS = frozenset({"python", "typescript", "py", "ts", "python3"})
+
+
+def output_language(output: object) -> str:
+    """The language an output contract asks for: `language: python`, else TypeScript. A `language` key
+    with any other value is an export of that name, as it always was."""
+    if isinstance(output, dict) and output.get("language") in LANGUAGES:
+        return str(output["language"])
+    return DEFAULT_LANGUAGE
+
+
 IDENTIFIER = re.compile(r"^[^\W\d]\w*$|^[$_A-Za-z][$\w]*$")
 JS_RESERVED = frozenset(
     [
