@@ -117,6 +117,7 @@ def build_harness(dest: Path | None = None) -> Path:
         for source in sorted(PACKAGE.glob("*.py")):
             shutil.copyfile(source, package / source.name)
         (root / "boot.py").write_text(BOOT, encoding="utf-8")
+        (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
         try:
             dists = _distributions(["pytest"])
         except metadata.PackageNotFoundError as e:
@@ -199,3 +200,18 @@ async def _list_folder(
             )
         names[path] = tuple(str(n) for n in entry["names"])
     return names
+
+
+def write_work_folder(folder: Path, tests: Path, skills: Iterable[str]) -> None:
+    """A Python work folder: `tests/` (the skills' test folders and `_shared`, as they are) and `runs/`.
+    skill-be's alone, whatever the project's folders let other users read (as root, the sandboxes' runners
+    and answers run as other users)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o700)
+    for name in ("_shared", *skills):
+        source = tests / name
+        if source.is_dir():
+            ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+            shutil.copytree(source, folder / "tests" / name, ignore=ignore, dirs_exist_ok=True)
+    (folder / "tests").mkdir(exist_ok=True)
+    (folder / "runs").mkdir(exist_ok=True)

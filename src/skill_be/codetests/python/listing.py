@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import types
 from typing import Any
 
 import pytest
 
 from .plugin import UNUSED_PLUGINS, name_of, short_message
+from .session import INI
 
 NOT_LOADED = "the answer is not loaded while skill-be lists the tests; use it inside the tests"
 
@@ -60,15 +60,11 @@ def main(argv: list[str]) -> None:
     sys.path[:0] = [os.path.join(root, "_shared")]
     sys.modules["answer"] = StubModule("answer")
     lister = Lister(root)
-    with tempfile.TemporaryDirectory() as tmp:
-        ini = os.path.join(tmp, "pytest.ini")
-        with open(ini, "w", encoding="utf-8") as f:
-            f.write("[pytest]\n")
-        args = ["--collect-only", "--continue-on-collection-errors", "-c", ini, "--rootdir", root]
-        args += ["--confcutdir", root, "-o", "python_files=test_*.py"]
-        for name in UNUSED_PLUGINS:
-            args += ["-p", f"no:{name}"]
-        pytest.main([*args, *files], plugins=[lister])
+    args = ["--collect-only", "--continue-on-collection-errors", "-c", INI, "--rootdir", root]
+    args += ["--confcutdir", root, "-o", "python_files=test_*.py"]
+    for name in UNUSED_PLUGINS:
+        args += ["-p", f"no:{name}"]
+    pytest.main([*args, *files], plugins=[lister])
     out: dict[str, Any] = {}
     for f in files:
         if f in lister.errors:

@@ -16,7 +16,8 @@ from . import launch
 from .plugin import NOT_RUN_AFTER_TIMEOUT, Plugin, pytest_args
 from .runner import AnswerModule, Emitter, cap, connect, describe
 
-INI = "[pytest]\n"
+# pytest's configuration: an empty one shipped with the harness, so no file of the project's configures it.
+INI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pytest.ini")
 
 
 def host_for(req: dict[str, Any], opts: launch.Options, side: launch.AnswerSide | None, home: str) -> launch.AnswerSide:
@@ -61,10 +62,10 @@ def run(req: dict[str, Any], opts: launch.Options, side: launch.AnswerSide | Non
     test = os.path.join(base, str(req["test"]))
     tests_root = os.path.dirname(os.path.dirname(test))
     sys.path[:0] = [os.path.join(tests_root, "_shared")]
-    ini = os.path.join(home, "pytest.ini")
-    with open(ini, "w", encoding="utf-8") as f:
-        f.write(INI)
-    pytest.main(pytest_args(test, tests_root, ini), plugins=[plugin])
+    packages = opts.works.get(base, "")
+    if packages:
+        sys.path.append(packages)  # the tests import the listed packages too
+    pytest.main(pytest_args(test, tests_root, INI), plugins=[plugin])
     if plugin.ep is not None:
         _bye(plugin.ep)
     os._exit(0)

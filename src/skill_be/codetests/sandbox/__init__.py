@@ -48,6 +48,7 @@ class Work:
     key: str  # short and unique within the session
     folder: Path  # on this machine: package.json, node_modules/ (the wrapper), tests/, runs/
     packages: Path | None  # the installed packages' node_modules folder, when the list has any
+    language: str = "typescript"  # python: its tests are test_<scenario>.py, its packages pip's
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,25 @@ class Settings:
     pids: int
     # Protections switched off, by name; only tests do this, to show an attack works without them.
     weaken: frozenset[str] = frozenset()
+    # The language of the tests this sandbox runs: "typescript" (Node, node/) or "python" (the harness
+    # folder python_env.build_harness made, run by `python`, this machine's interpreter).
+    language: str = "typescript"
+    python: str = ""
+    harness: Path | None = None
+
+    @property
+    def harness_dir(self) -> Path:
+        """The folder a sandbox ships as the runner's and the answer's harness (`h/` in Docker)."""
+        if self.harness is not None:
+            return self.harness
+        from skill_be.codetests.nodefiles import NODE_DIR
+
+        return NODE_DIR
+
+    @property
+    def interpreter(self) -> str:
+        """What runs the runner and the answer's process on this machine: node, or python."""
+        return self.python if self.language == "python" else self.node
 
 
 class Slot(Protocol):

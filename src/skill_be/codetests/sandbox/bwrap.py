@@ -144,7 +144,8 @@ class BwrapSlot(ProcessSlot):
         folder = f"r-{self.files.name}" if self.files is not None else self.folder
         run_dir = base / "runs" / folder
         harness = self.sandbox.runner.parent
-        return wrap_argv(self.sandbox.bwrap, self.settings.node, harness, base, packages, run_dir, self.seccomp)
+        node = self.settings.interpreter
+        return wrap_argv(self.sandbox.bwrap, node, harness, base, packages, run_dir, self.seccomp)
 
     def host_fds(self) -> tuple[int, ...]:
         """As root, the seccomp program for the answer's bwrap (the runner's spawn passes no other fd)."""
@@ -165,7 +166,7 @@ class BwrapSlot(ProcessSlot):
         weaken = self.settings.weaken
         if "bwrap" in weaken or "realm" in weaken or self.files is None or self.sandbox.staged is None:
             return []  # (in the runner's realm, the runner writes the answer's file itself)
-        return runner_argv(self.sandbox.bwrap, self.settings.node, self.sandbox.staged, self.files.home)
+        return runner_argv(self.sandbox.bwrap, self.settings.interpreter, self.sandbox.staged, self.files.home)
 
     def early(self) -> list[str]:
         if "bwrap" in self.settings.weaken or self.files is not None:
@@ -195,6 +196,8 @@ class BwrapSandbox(ProcessSandbox):
         self.bwrap = bwrap
 
     def describe(self) -> dict[str, object]:
+        if self.settings.language == "python":
+            return {"sandbox": "bwrap", "python": self.settings.python, "bwrap": self.bwrap}
         return {"sandbox": "bwrap", "node": self.settings.node, "bwrap": self.bwrap}
 
 

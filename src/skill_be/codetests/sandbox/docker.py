@@ -35,7 +35,7 @@ from docker.types import Mount
 from skill_be import __version__, containers
 from skill_be.codetests import runner_flags
 from skill_be.codetests.protocol import Request
-from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, image, pair
+from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, image, languages, pair
 from skill_be.codetests.sandbox.payload import RUNS_MODE, TESTS_MODE, Owners, build_payload, test_file_tar
 from skill_be.errors import ConfigError
 
@@ -98,15 +98,27 @@ START = KILL_ALL + CLEAN_FOLDERS + IPC_CLEANUP + "@ANSWER@" + "shift 4; exec @RU
 ANSWER_PART = '(@ENV@ @DROP@ /bin/sh -c "$4" sh "$1" "$2" "$3" </dev/null >/dev/null 2>&1 &); '
 
 
-def start_script(weaken: frozenset[str]) -> str:
-    """START as the weakened protections (only tests switch them off) make it."""
+def start_script(weaken: frozenset[str], language: str = "typescript") -> str:
+    """START as the weakened protections (only tests switch them off) make it; a Python runner's start."""
     answer_uid = RUNNER_UID if "uid" in weaken else ANSWER_UID  # a control: the answer as the runner
     env = "env" if "environ" in weaken else ANSWER_ENV_ARGS  # a control: skill-be's environment given
     answer = "" if "realm" in weaken else ANSWER_PART.replace("@ENV@", env).replace("@DROP@", drop(answer_uid))
     runner = "" if "runner-uid" in weaken else drop(RUNNER_UID)
     script = START.replace("@ANSWER@", answer).replace("@RUNNER@", runner)
     script = script.replace(KILL_ALL, "") if "kill" in weaken else script
+    if language == "python":
+        script = script.replace(
+            f"node {LAUNCH} run", " ".join(languages.runner_argv(language, "python3", f"{WORK}/h", []))
+        )
     return script.replace(IPC_CLEANUP, "") if "sweep" in weaken else script
+
+
+def answer_start(language: str, memory_mb: int) -> str:
+    """ANSWER_START, with Python's answer process for Python's tests."""
+    if language != "python":
+        return ANSWER_START
+    host = " ".join(languages.host_argv(language, "python3", f"{WORK}/h", memory_mb))
+    return ANSWER_START.replace(f"node {WORK}/h/host.mjs", host)
 
 
 RUNNER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": RUNNER_HOME, "TMPDIR": RUNNER_HOME}
@@ -304,8 +316,9 @@ class DockerSlot:
         env = {**RUNNER_ENV, "IDLE": self.idle_pid}
         if "environ" in weaken:
             env = {**os.environ, **env}  # a control only: skill-be's environment given to the answer
-        answer = [f"r-{token}", f"{PAIRS}/{token}", pair.HOST, ANSWER_START]
-        argv = ["sh", "-c", start_script(weaken), "sh", *answer, *self.early()]
+        s = self.sandbox.settings
+        answer = [f"r-{token}", f"{PAIRS}/{token}", pair.HOST, answer_start(s.language, s.memory_mb)]
+        argv = ["sh", "-c", start_script(weaken, s.language), "sh", *answer, *self.early()]
         try:
             exec_id, sock = self._exec(argv, USER, env, attach=True)
         except (APIError, DockerException) as e:
@@ -328,7 +341,8 @@ class DockerSlot:
             runner_flags.RunnerPaths(self.base(w), f"{WORK}/b/{w.key}/node_modules")
             for w in self.sandbox.settings.works
         ]
-        options = runner_flags.launch_options(paths, weaken)
+        s = self.sandbox.settings
+        options = languages.runner_options(s.language, paths, weaken, s.memory_mb)
         if "realm" in weaken:
             return options
         return [*options, "--host", "-", "0", "--wrap", json.dumps(self._wrap())]
@@ -417,7 +431,8 @@ class DockerSandbox:
     def payload(self) -> tuple[bytes, int]:
         with self.lock:
             if self._payload is None:
-                self._payload = build_payload(self.settings.works, owners(self.settings.weaken))
+                works, harness = self.settings.works, self.settings.harness_dir
+                self._payload = build_payload(works, owners(self.settings.weaken), harness)
             return self._payload
 
     def new_slot(self) -> DockerSlot:

@@ -55,8 +55,11 @@ class Owners:
     dotfiles: bool = False  # dotfiles inside packages too (only tests switch this on, as a control)
 
 
-def is_test_file(rel: Path) -> bool:
-    """A scenario's compiled test file (its helpers are any other file of tests/)."""
+def is_test_file(rel: Path, language: str = "typescript") -> bool:
+    """A scenario's compiled test file (its helpers are any other file of tests/); for Python, a
+    scenario's test_<id>.py, directly in its skill's folder."""
+    if language == "python":
+        return len(rel.parts) == 3 and rel.parts[0] == "tests" and rel.name.startswith("test_") and rel.suffix == ".py"
     return rel.parts[:1] == ("tests",) and rel.name.endswith(TEST_JS)
 
 
@@ -73,10 +76,13 @@ def _folder(tf: tarfile.TarFile, name: str, owner: tuple[int, int, int]) -> None
     tf.addfile(info)
 
 
-def build_payload(works: tuple[Work, ...], owners: Owners | None = None) -> tuple[bytes, int]:
+def build_payload(
+    works: tuple[Work, ...], owners: Owners | None = None, harness: Path = nodefiles.NODE_DIR
+) -> tuple[bytes, int]:
     """The tar unpacked at the sandbox's root folder, and its size in bytes once unpacked.
 
-    h/ holds the harness; b/<key>/node_modules the installed packages; b/<key>/w the work folder, whose
+    h/ holds the harness; b/<key>/node_modules the installed packages (npm's, or pip's for Python); b/<key>/w
+    the work folder, whose
     runs/ is the only folder the answers may write in."""
     own = owners or Owners()
     buf = io.BytesIO()
@@ -97,9 +103,9 @@ def build_payload(works: tuple[Work, ...], owners: Owners | None = None) -> tupl
             elif info.isdir():
                 tf.addfile(info)
 
-        add(nodefiles.NODE_DIR, "h")
-        for p in _walk(nodefiles.NODE_DIR):
-            add(p, f"h/{p.relative_to(nodefiles.NODE_DIR).as_posix()}".rstrip("/."))
+        add(harness, "h")
+        for p in _walk(harness):
+            add(p, f"h/{p.relative_to(harness).as_posix()}".rstrip("/."))
         for name, uid, gid, mode in own.dirs:
             _folder(tf, name, (uid, gid, mode))
         for work in works:
@@ -111,7 +117,7 @@ def build_payload(works: tuple[Work, ...], owners: Owners | None = None) -> tupl
                         add(p, f"b/{work.key}/node_modules/{rel.as_posix()}".rstrip("/."))
             for p in _walk(work.folder):
                 rel = p.relative_to(work.folder)
-                if rel.parts[:1] == ("runs",) or (is_test_file(rel) and not own.test_files):
+                if rel.parts[:1] == ("runs",) or (is_test_file(rel, work.language) and not own.test_files):
                     continue
                 add(p, f"b/{work.key}/w/{rel.as_posix()}".rstrip("/."), own.tests if rel == Path("tests") else None)
             _folder(tf, f"b/{work.key}/w/runs", own.runs)
@@ -137,11 +143,11 @@ def test_file_tar(
     return buf.getvalue()
 
 
-def stage(works: tuple[Work, ...], owners: Owners) -> Path:
+def stage(works: tuple[Work, ...], owners: Owners, harness: Path = nodefiles.NODE_DIR) -> Path:
     """The payload unpacked into a new folder under the temp folder, for answers under another uid.
 
     SandboxError when the temp folder is out of other users' reach (set TMPDIR to one that is not)."""
-    data, _ = build_payload(works, owners)
+    data, _ = build_payload(works, owners, harness)
     root = Path(tempfile.mkdtemp(prefix="skill-be-sandbox-"))
     try:
         root.chmod(0o755)

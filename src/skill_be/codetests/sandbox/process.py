@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from skill_be.codetests import nodefiles, runner_flags
+from skill_be.codetests import runner_flags
 from skill_be.codetests.protocol import Request
-from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, identity, pair, separate
+from skill_be.codetests.sandbox import OpenChannel, SandboxError, Settings, Work, identity, languages, pair, separate
 
 NOTE = (
     "note: code tests run the model's code on this machine, in a separate process without your "
@@ -129,7 +129,7 @@ class ProcessSlot:
         if uid is not None and sandbox.staged is not None:
             self.uids = separate.Uids(answer=uid, runner=sandbox.fresh_uid())
             keys = tuple(w.key for w in settings.works)
-            self.files = separate.SlotFiles(sandbox.staged, keys, self.uids, settings.weaken)
+            self.files = separate.SlotFiles(sandbox.staged, keys, self.uids, settings.weaken, settings.language)
 
     def open(self) -> OpenChannel:
         if self.sandbox.closed:
@@ -149,9 +149,10 @@ class ProcessSlot:
             if "runner-uid" not in self.settings.weaken:
                 user = {"user": self.uids.runner, "group": self.uids.runner, "extra_groups": []}
         harness = str(self.sandbox.runner.parent)
+        s = self.settings
         try:
             proc = subprocess.Popen(
-                [*self.runner_prefix(), *runner_flags.launch_argv(self.settings.node, harness, self.options())],
+                [*self.runner_prefix(), *languages.runner_argv(s.language, s.interpreter, harness, self.options())],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -161,7 +162,7 @@ class ProcessSlot:
                 **user,  # type: ignore[call-overload]
             )
         except OSError as e:
-            raise SandboxError(f"the test process could not start ({self.settings.node}: {e})") from None
+            raise SandboxError(f"the test process could not start ({self.settings.interpreter}: {e})") from None
         self.current = ProcessChannel(proc)
         return self.current
 
@@ -180,7 +181,8 @@ class ProcessSlot:
             )
             for w in self.settings.works
         ]
-        return [*runner_flags.launch_options(paths, self.settings.weaken), *self.early()]
+        s = self.settings
+        return [*languages.runner_options(s.language, paths, s.weaken, s.memory_mb), *self.early()]
 
     def _fresh(self) -> None:
         """Nothing of the last answer or runner left: their processes killed (the slot moves to fresh
@@ -216,8 +218,9 @@ class ProcessSlot:
         return ()
 
     def host_command(self, work: Work) -> list[str]:
-        """The answer's process: Node and host.mjs (bwrap wraps it)."""
-        return [self.settings.node, str(self.sandbox.runner.parent / "host.mjs")]
+        """The answer's process: Node and host.mjs, or Python and host.py (bwrap wraps it)."""
+        s = self.settings
+        return languages.host_argv(s.language, s.interpreter, str(self.sandbox.runner.parent), s.memory_mb)
 
     def _start_host(self, work: Work) -> None:
         assert self.uids is not None and self.files is not None and self.sandbox.staged is not None
@@ -306,15 +309,15 @@ class ProcessSandbox:
         # uids can reach (the project's folder may be closed to them, as /root is).
         self.drop = os.name == "posix" and os.geteuid() == 0 and "uid" not in settings.weaken
         self.staged: Path | None = None
-        self.runner = nodefiles.RUNNER
+        self.runner = settings.harness_dir / languages.RUNNER_FILE[settings.language]
         if self.drop:
             from skill_be.codetests.sandbox import payload
 
             tests = (0, 0, 0o755) if "tests" in settings.weaken else (0, 0, 0o700)  # slots get copies
             owners = payload.Owners(tests=tests, runs=(0, 0, payload.RUNS_MODE), dotfiles="dotfiles" in settings.weaken)
-            self.staged = payload.stage(settings.works, owners)
-            self.runner = self.staged / "h" / "runner.mjs"
-            _reachable(settings.node)
+            self.staged = payload.stage(settings.works, owners, settings.harness_dir)
+            self.runner = self.staged / "h" / languages.RUNNER_FILE[settings.language]
+            _reachable(settings.interpreter)
             identity.become_subreaper()
 
     def folder_of(self, work: Work) -> Path:
@@ -332,6 +335,8 @@ class ProcessSandbox:
                 raise SandboxError(str(e)) from None
 
     def describe(self) -> dict[str, object]:
+        if self.settings.language == "python":
+            return {"sandbox": "process", "python": self.settings.python}
         return {"sandbox": "process", "node": self.settings.node}
 
     def close(self) -> list[str]:
@@ -344,7 +349,7 @@ class ProcessSandbox:
 
 
 def _reachable(node: str) -> None:
-    """The answers' uid must be able to run Node: every folder above it open to other users."""
+    """The answers' uid must be able to run Node (or Python): every folder above it open to other users."""
     path = Path(shutil.which(node) or node)
     closed = [p for p in path.parents if p.exists() and not p.stat().st_mode & 0o001]
     if closed or (path.exists() and not path.stat().st_mode & 0o001):

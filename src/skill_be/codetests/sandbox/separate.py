@@ -123,9 +123,12 @@ class SlotFiles:
     """A slot's folders in the staged work folders: its runner's home, its copy of the tests' helpers
     (root's, readable by its runner's group only) and the answer's run folder in each runs/."""
 
-    def __init__(self, staged: Path, keys: tuple[str, ...], uids: Uids, weaken: frozenset[str]) -> None:
+    def __init__(
+        self, staged: Path, keys: tuple[str, ...], uids: Uids, weaken: frozenset[str], language: str = "typescript"
+    ) -> None:
         self.staged = staged
         self.keys = keys
+        self.language = language
         self.name = secrets.token_hex(8)
         self.uids = uids
         self.given: dict[str, Path] = {}  # work key -> the test file given to the current answer
@@ -147,8 +150,13 @@ class SlotFiles:
     def _copy_helpers(self, key: str) -> None:
         src = self.base(key) / "tests"
         dest = self.tests_of(key) / "tests"
-        skip = None if self.every_test else shutil.ignore_patterns(f"*{payload.TEST_JS}")
-        shutil.copytree(src, dest, ignore=skip, copy_function=shutil.copyfile)
+
+        def test_files(folder: str, names: list[str]) -> set[str]:
+            """The scenarios' own test files (given per answer, see give_test), for copytree to skip."""
+            rel = Path(folder).relative_to(src)
+            return {n for n in names if payload.is_test_file(Path("tests", rel, n), self.language)}
+
+        shutil.copytree(src, dest, ignore=None if self.every_test else test_files, copy_function=shutil.copyfile)
         for folder, _, _ in os.walk(dest):
             os.chmod(folder, 0o755)
 
