@@ -48,11 +48,16 @@ RUN mkdir -p /out/bin /out/lib/node_modules/npm \
     && cp -a /out/. /usr/local/ \
     && node --version && npm --version
 
-# ---- sandbox: where skill-be's Docker sandbox runs the model's code: Debian bookworm and Node 22 ----
+# ---- sandbox: where skill-be's Docker sandbox runs the model's code: Debian bookworm, Node 22, Python 3 ----
 # skill-be copies its harness, the compiled tests, the installed packages and each answer into the
 # container through the Docker API, so the image carries no skill-be code (and no npm).
 FROM ${BASE} AS sandbox
 ARG SKILL_BE_VERSION=1.0.0
+# Python for the Python code tests: bookworm's 3.11 (skill-be brings its harness and pytest with each run).
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 \
+    && rm -rf /var/lib/apt/lists/*
 COPY --from=node /out/bin/node /usr/local/bin/node
 LABEL org.opencontainers.image.title="skill-be sandbox" \
       org.opencontainers.image.description="Runs the model's code against the code tests of skill-be" \

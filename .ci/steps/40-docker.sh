@@ -108,6 +108,8 @@ build skill-be "${SKILL_BE_IMAGE}" "${skill_be_hash}"
 
 docker run --rm --network none --read-only --user 65534:65534 "${SANDBOX_IMAGE}" node --version >/dev/null ||
   fail "${SANDBOX_IMAGE} does not run node"
+docker run --rm --network none --read-only --user 65534:65534 "${SANDBOX_IMAGE}" python3 --version >/dev/null ||
+  fail "${SANDBOX_IMAGE} does not run python3"
 echo "sandbox image ${SANDBOX_IMAGE} ready"
 docker run --rm --network none "${SKILL_BE_IMAGE}" --version >/dev/null ||
   fail "${SKILL_BE_IMAGE} does not run skill-be --version"

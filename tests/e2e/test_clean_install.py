@@ -1,5 +1,5 @@
 """From a plain `pip install` (issue 20): the built wheel in a clean virtual environment, with skill-be's
-runtime dependencies and nothing else (no mypy, no pytest), runs every bundled demo and `skill-be init`,
+runtime dependencies and nothing else (no mypy, no ruff), runs every bundled demo and `skill-be init`,
 offline. The wheel is built with --no-build-isolation from this environment's setuptools; the clean
 environment sees only the runtime dependencies, through a .pth file listing a folder of links to them."""
 
@@ -92,7 +92,7 @@ def test_the_clean_environment_has_skill_be_and_nothing_of_the_dev_tools(clean: 
     python = str(clean / "bin" / "python")
     where = subprocess.run([python, "-c", "import skill_be; print(skill_be.__file__)"], capture_output=True, text=True)
     assert str(clean) in where.stdout, where.stdout + where.stderr  # the wheel's copy, not the checkout
-    for tool in ("mypy", "pytest", "ruff"):
+    for tool in ("mypy", "ruff"):  # pytest is a runtime dependency: Python code tests run under it
         missing = subprocess.run([python, "-c", f"import {tool}"], capture_output=True, text=True)
         assert missing.returncode != 0, tool
     assert skill_be(clean, tmp_path, "--version").returncode == 0
