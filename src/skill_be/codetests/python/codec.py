@@ -25,7 +25,9 @@ import datetime
 import decimal
 import fractions
 import inspect
+import os
 import pathlib
+import sys
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +36,7 @@ from .wire import MAX_DEPTH, ChannelError
 
 TEXT_MAX = 2000  # characters of an exception's text or a name that cross
 NAME_MAX = 200
+MAX_ATTRS = 50  # public attributes of an exception that cross with it
 SAFE_INT = 1 << 53
 # Built-in exception classes an exception of the other side may be rebuilt as (by name only). The
 # ones that stop a program (KeyboardInterrupt, GeneratorExit) and groups become plain Exceptions.
@@ -109,8 +112,12 @@ class Codec:
         self.exports: dict[int, object] = {}
         self.ids: dict[int, int] = {}  # id(object) -> its export id (the object is kept alive above)
         self.proxies: dict[int, Any] = {}
-        self.exc_classes: dict[int, type[BaseException]] = {}
+        self.exc_classes: dict[int, type[BaseException]] = {}  # the peer's exception classes, made here
+        self.made: dict[type[BaseException], int] = {}  # and back: a made class goes home as ["R", id]
         self.from_peer_marker = "_skb_from_peer"
+        # Folders of packages both sides import (the package list's): an exception class defined in a
+        # module loaded from one of them is the receiver's own class of the same name.
+        self.shared: list[str] = []
 
     # --- encoding ---------------------------------------------------------------------------------
 
@@ -175,8 +182,11 @@ class Codec:
     def _enc_exc_class(self, cls: type[BaseException]) -> list[Any]:
         if cls.__module__ == "builtins" and cls.__name__ in BUILTIN_EXCEPTIONS:
             return ["XB", cls.__name__]
+        if cls in self.made:
+            return ["R", self.made[cls]]
         base = next((c.__name__ for c in cls.__mro__ if c.__module__ == "builtins"), "Exception")
-        return ["XC", self.export(cls), cls.__name__[:NAME_MAX], cls.__qualname__[:NAME_MAX], base]
+        names = [cls.__name__[:NAME_MAX], cls.__qualname__[:NAME_MAX], base, str(cls.__module__)[:NAME_MAX]]
+        return ["XC", self.export(cls), *names]
 
     def enc_exception(self, exc: BaseException, where: str = "") -> dict[str, Any] | list[Any]:
         """An exception as data: its class, arguments and text (arguments that cannot cross are left out)."""
@@ -188,7 +198,15 @@ class Codec:
             args = [self.enc(a) for a in exc.args]
         except Exception:
             args = []
+        attrs: list[list[Any]] = []
+        for key, value in list(getattr(exc, "__dict__", {}).items())[:MAX_ATTRS]:
+            if isinstance(key, str) and not key.startswith("_"):
+                try:
+                    attrs.append([key[:NAME_MAX], self.enc(value)])
+                except Exception:
+                    continue
         out: dict[str, Any] = {"cls": self._enc_exc_class(type(exc)), "args": args, "str": text, "where": where}
+        out["attrs"] = attrs
         if out["cls"][0] == "XC":
             exc.__traceback__ = None  # keep no frame of it alive: only its attributes are read later
             out["ref"] = self.export(exc)
@@ -247,6 +265,10 @@ class Codec:
         if not isinstance(ref, int):
             raise ChannelError("it sent a class that is not one")
         if ref not in self.exc_classes:
+            shared = self._shared_class(_text(rest[4]) if len(rest) > 4 else "", _text(rest[2]))
+            if shared is not None:
+                self.exc_classes[ref] = shared
+                return shared
             base = BUILTIN_EXCEPTIONS.get(_text(rest[3]), Exception)
             namespace = {
                 "__module__": "answer",
@@ -254,8 +276,24 @@ class Codec:
                 "__str__": _remote_str,
                 "__getattr__": _remote_getattr,
             }
-            self.exc_classes[ref] = type(_text(rest[1]) or "Error", (base,), namespace)
+            made = type(_text(rest[1]) or "Error", (base,), namespace)
+            self.exc_classes[ref] = made
+            self.made[made] = ref
         return self.exc_classes[ref]
+
+    def _shared_class(self, module: str, qualname: str) -> type[BaseException] | None:
+        """This side's own exception class `module.qualname`, when that module is already loaded here
+        from a package both sides have (never one of skill-be's, pytest's or the standard library's):
+        only an Exception subclass, so no class that stops or skips a test can be named this way."""
+        mod = sys.modules.get(module)
+        where = getattr(mod, "__file__", None)
+        if mod is None or not isinstance(where, str) or not any(_inside(where, root) for root in self.shared):
+            return None
+        found: Any = mod
+        for part in qualname.split("."):
+            found = inspect.getattr_static(found, part, None)
+        ok = isinstance(found, type) and issubclass(found, Exception)
+        return found if ok else None
 
     def _exception(self, d: Any) -> BaseException:
         if not isinstance(d, dict):
@@ -265,14 +303,18 @@ class Codec:
             raise ChannelError("it sent an exception that is not one")
         args = tuple(self._dec(a, 1) for a in _list(d.get("args", [])))
         exc: BaseException
-        if cls in self.exc_classes.values():
-            exc = cls.__new__(cls)
-            exc.args = args
-        else:
+        if cls.__module__ == "builtins":
             try:
                 exc = cls(*args)
             except Exception:
                 exc = Exception(*args)
+        else:  # the sender's class, or this side's own class of a shared package: no __init__ of it runs
+            exc = cls.__new__(cls)
+            exc.args = args
+        for pair in _list(d.get("attrs", []))[:MAX_ATTRS]:
+            key, value = _list(pair)[:2]
+            if isinstance(key, str) and not key.startswith("_"):
+                exc.__dict__[key] = self._dec(value, 1)
         exc.__dict__["_skb_str"] = _text(d.get("str"), TEXT_MAX)
         exc.__dict__[self.from_peer_marker] = True
         where = _text(d.get("where"), TEXT_MAX)
@@ -354,6 +396,11 @@ def _scalar_from(tag: str, rest: list[Any]) -> Any:
 
 
 _CONTAINERS: dict[str, Callable[[list[Any]], Any]] = {"L": list, "T": tuple, "S": set, "F": frozenset}
+
+
+def _inside(path: str, root: str) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip("/") + "/")
 
 
 def _list(x: Any) -> list[Any]:

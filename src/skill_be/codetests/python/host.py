@@ -61,6 +61,7 @@ class Host:
         os.environ["HOME"] = os.environ["TMPDIR"] = folder  # it may have started before its folder was known
         extra = [str(p) for p in path] if isinstance(path, list) else []
         sys.path[:] = [folder, *extra, *sys.path]
+        self.ep.codec.shared = extra  # the listed packages' exception classes are the tests' own too
         module = self._import()
         if module is None:
             return

@@ -50,6 +50,7 @@ def run(req: dict[str, Any], opts: launch.Options, side: launch.AnswerSide | Non
         side = host_for(req, opts, side, home)
         ep = connect(side, emit)
         packages = opts.works.get(base, "")
+        ep.codec.shared = [packages] if packages else []
         ep.event("init", dir=folder, answer=str(req["answer"]), path=[packages] if packages else [])
         ev = ep.wait_event("loaded", "load-error", "fatal")
         message = _load_error(ep.codec.dec, ev)
