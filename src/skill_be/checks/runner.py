@@ -39,6 +39,33 @@ class Collected(NamedTuple):
     coverage_names: list[str] | None = None  # the API names coverage read, before `ignore`
 
 
+def python_test_files(project: Project) -> list[Path]:
+    """Every Python file under the tests folder of each skill that has a Python scenario, and under
+    `_shared` when one does (a skill without one keeps its .py files as plain helpers, unparsed)."""
+    tests = project.config.tests
+    if tests is None:
+        return []
+    skills = [s for s in project.skills if any(sc.language == "python" for sc in s.evals.scenarios if sc.output)]
+    folders = [tests / s.name for s in skills] + ([tests / SHARED] if skills else [])
+    files = {p for folder in folders if folder.is_dir() for p in folder.rglob("*.py") if p.is_file()}
+    return sorted(files)
+
+
+def python_problems(files: list[Path]) -> list[dict[str, object]]:
+    """Each file that does not parse as Python, as the parse job reports a problem (nothing runs)."""
+    import ast
+
+    out: list[dict[str, object]] = []
+    for f in files:
+        try:
+            ast.parse(f.read_bytes(), filename=str(f))
+        except SyntaxError as e:
+            out.append({"file": str(f), "line": e.lineno or 1, "message": e.msg})
+        except (OSError, ValueError) as e:
+            out.append({"file": str(f), "line": 1, "message": f"cannot be read ({e})"})
+    return out
+
+
 def code_test_files(project: Project) -> list[Path]:
     """Every TypeScript file under each skill's tests folder and under `_shared`."""
     tests = project.config.tests
@@ -107,7 +134,9 @@ def collect(project: Project, warn: Callable[[str], None], *, parse_tests: bool 
 
     if parse_tests and project.config.tests is not None:
         parsed = answer.get("parse") or {"problems": []}
-        outcomes.append(_parse_outcome(parsed["problems"], len(p.test_files)))
+        python = python_test_files(project)
+        problems = [*parsed["problems"], *python_problems(python)]
+        outcomes.append(_parse_outcome(problems, len(p.test_files) + len(python)))
     return Collected(outcomes, names)
 
 

@@ -46,12 +46,16 @@ class CodeProject:
         path.write_text(text, encoding="utf-8")
         return path
 
-    def scenarios(self, tests: dict[str, str], output: dict[str, str] | None = None) -> None:
+    def scenarios(self, tests: dict[str, str], output: dict[str, str] | None = None, language: str = "") -> None:
+        """One scenario per test file; `language="python"` makes them Python's (test_<id>.py)."""
         contract = output or {"result": "the function under test"}
+        if language:
+            contract = {"language": language, **contract}
         scenarios = [{"id": sid, "prompt": f"Write {sid}.", "output": contract} for sid in tests]
         self.write(f"evals/{self.skill}.json", json.dumps({"skill": self.skill, "scenarios": scenarios}, indent=2))
         for sid, text in tests.items():
-            self.write(f"skill-tests/{self.skill}/{sid}.test.ts", text)
+            name = f"test_{sid}.py" if language == "python" else f"{sid}.test.ts"
+            self.write(f"skill-tests/{self.skill}/{name}", text)
 
     def save_config(self, code_tests: dict[str, object] | None = None, concurrency: int = 2) -> Path:
         lines = [
@@ -105,3 +109,8 @@ def drive() -> Iterator[Driver]:
 def ts(code: str) -> str:
     """A model reply whose code block is `code`."""
     return f"Here is the code.\n\n```ts\n{code}\n```\n"
+
+
+def py(code: str) -> str:
+    """A model reply whose Python code block is `code`."""
+    return f"Here is the code.\n\n```python\n{code}\n```\n"

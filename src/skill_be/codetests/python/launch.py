@@ -119,7 +119,8 @@ class AnswerSide:
             code = -(code - 128)
         sys.stdout.flush()
         if code < 0:
-            signal.signal(-code, signal.SIG_DFL)
+            with contextlib.suppress(OSError, ValueError):  # SIGKILL's cannot be set, and needs none
+                signal.signal(-code, signal.SIG_DFL)
             os.kill(os.getpid(), -code)
         os._exit(code if code >= 0 else 1)
 

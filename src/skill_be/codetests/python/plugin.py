@@ -54,7 +54,10 @@ def short_message(report: Any) -> str:
     longrepr = report.longrepr
     crash = getattr(longrepr, "reprcrash", None)
     if crash is not None and isinstance(getattr(crash, "message", None), str):
-        return str(crash.message)
+        text = str(crash.message)
+        # pytest keeps the class name when the message holds a quote (its repr then starts otherwise):
+        # every rewritten assertion's message starts the same way here.
+        return text.removeprefix("AssertionError: ") if text.startswith("AssertionError: assert ") else text
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
         return str(longrepr[2])
     return str(longrepr)
