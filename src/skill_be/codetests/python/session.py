@@ -48,7 +48,7 @@ def run(req: dict[str, Any], opts: launch.Options, side: launch.AnswerSide | Non
         plugin = Plugin(emit, None, float(req["testTimeoutMs"]) / 1000)
     else:
         side = host_for(req, opts, side, home)
-        ep = connect(side, emit)
+        ep = connect(side, emit, opts.weaken)
         packages = opts.works.get(base, "")
         ep.codec.shared = [packages] if packages else []
         ep.event("init", dir=folder, answer=str(req["answer"]), path=[packages] if packages else [])
