@@ -53,7 +53,14 @@ class PipInstaller(Installer):
         if conf.is_file():  # a private index or its token applies to the install
             env["PIP_CONFIG_FILE"] = str(conf)
         argv = [sys.executable, "-m", "pip", "install", "--target", str(folder / self.packages)]
-        argv += ["--no-input", "--disable-pip-version-check", "--no-warn-script-location", "--quiet", "--root-user-action=ignore", *plist.pip]
+        argv += [
+            "--no-input",
+            "--disable-pip-version-check",
+            "--no-warn-script-location",
+            "--quiet",
+            "--root-user-action=ignore",
+            *plist.pip,
+        ]
         return argv, env
 
 

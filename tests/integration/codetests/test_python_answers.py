@@ -34,7 +34,7 @@ def result(ledger, payer, payee, cents):
 """
 # The right answer, with something else when the amount is 0 (the fourth test).
 ON_ZERO = RIGHT.replace("    ledger.transfer(", "    if cents == 0:\n        ZERO\n    ledger.transfer(")
-PROBE = '''
+PROBE = """
 import asyncio
 import pytest
 import answer
@@ -95,7 +95,7 @@ def test_a_generator():
 
 def test_fails_with_pytests_message():
     assert result("double", 3) == 7
-'''
+"""
 PROBE_ANSWER = """
 import asyncio
 
@@ -196,7 +196,10 @@ def test_a_reply_without_a_python_block_fails_every_test(sessions: Sessions) -> 
 @pytest.mark.parametrize("kind", SANDBOXES)
 @pytest.mark.parametrize(
     "slow",
-    ["import time; time.sleep(60)", "while True:\n            try:\n                while True: pass\n            except BaseException: pass"],
+    [
+        "import time; time.sleep(60)",
+        "while True:\n            try:\n                while True: pass\n            except BaseException: pass",
+    ],
     ids=["sleeps", "loops-and-catches-everything"],
 )
 def test_a_test_over_its_time_limit_fails_alone(sessions: Sessions, kind: str, slow: str) -> None:
@@ -235,7 +238,5 @@ def test_a_crash_fails_its_test_and_the_ones_after_it(sessions: Sessions, kind: 
 def test_pytests_features_and_what_crosses(sessions: Sessions, kind: str) -> None:
     run = sessions.run(kind, "probe", PROBE_ANSWER)
     failed = {r.name: (r.message, r.message_from) for r in run.results if not r.passed}
-    assert failed == {
-        "test_fails_with_pytests_message": ("assert 6 == 7\n +  where 6 = result('double', 3)", "tests")
-    }
+    assert failed == {"test_fails_with_pytests_message": ("assert 6 == 7\n +  where 6 = result('double', 3)", "tests")}
     assert [r.name for r in run.results][3:5] == ["test_parametrised[1-2]", "test_parametrised[2-4]"]

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from tests.integration.codetests.pysupport import Sessions
 
-PROBE = '''
+PROBE = """
 import sys
 import pytest
 from answer import result
@@ -46,7 +46,7 @@ def test_raises():
 
 def test_after():
     assert result("after", callback, Fake()) == 42
-'''
+"""
 # Each attack is the body of `forge(cb, fake)`, run at each call; `result` then answers wrong (41,
 # and no ValueError), so only a forged verdict can pass a test.
 WRONG = """
