@@ -4,7 +4,7 @@ skill-be uses; `skill-be schema` publishes these models as JSON Schemas."""
 
 from __future__ import annotations
 
-from keyword import iskeyword
+from keyword import iskeyword, kwlist
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -52,6 +52,7 @@ from skill_be.project.rules import (
     FILE_NAME_TRAPS,
     IDENTIFIER,
     JS_RESERVED,
+    LANGUAGE_SPELLING,
     LANGUAGE_SPELLINGS,
     LANGUAGES,
     MAX_DESCRIPTION,
@@ -380,6 +381,17 @@ Output = Annotated[
         json_schema_extra={
             "required": ["result"],
             "propertyNames": {"pattern": IDENTIFIER.pattern, "not": {"enum": sorted(JS_RESERVED)}},
+            # `language`: "typescript", "python" (then the names are Python's), or an export's description
+            # that does not spell a language.
+            "anyOf": [
+                {"not": {"required": ["language"]}},
+                {"properties": {"language": {"enum": ["typescript"]}}},
+                {"properties": {"language": {"not": {"pattern": LANGUAGE_SPELLING}}}},
+                {
+                    "properties": {"language": {"const": "python"}},
+                    "propertyNames": {"pattern": r"^[A-Za-z_][A-Za-z0-9_]*$", "not": {"enum": sorted(kwlist)}},
+                },
+            ],
         }
     ),
 ]

@@ -24,6 +24,8 @@ LANGUAGES = ("typescript", "python")
 DEFAULT_LANGUAGE = "typescript"
 # Spellings that mean a language but are not its name: an error, not an export called `language`.
 LANGUAGE_SPELLINGS = frozenset({"python", "typescript", "py", "ts", "python3"})
+# The same, as a pattern the published schema can hold (any case, surrounding spaces).
+LANGUAGE_SPELLING = r"^\s*([Pp][Yy][Tt][Hh][Oo][Nn]3?|[Tt][Yy][Pp][Ee][Ss][Cc][Rr][Ii][Pp][Tt]|[Pp][Yy]|[Tt][Ss])\s*$"
 
 
 def output_language(output: object) -> str:
