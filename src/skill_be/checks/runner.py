@@ -135,8 +135,8 @@ def collect(project: Project, warn: Callable[[str], None], *, parse_tests: bool 
     if parse_tests and project.config.tests is not None:
         parsed = answer.get("parse") or {"problems": []}
         python = python_test_files(project)
-        problems = [*parsed["problems"], *python_problems(python)]
-        outcomes.append(_parse_outcome(problems, len(p.test_files) + len(python)))
+        found: list[dict[str, object]] = [*parsed["problems"], *python_problems(python)]
+        outcomes.append(_parse_outcome(found, len(p.test_files) + len(python)))
     return Collected(outcomes, names)
 
 

@@ -12,7 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_be.codetests.installer import NPM, Installer
 from skill_be.codetests.packages import PackageList
+from skill_be.codetests.pipdeps import PIP, key
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
 
@@ -36,8 +38,6 @@ def folder_name(entries: tuple[str, ...]) -> str:
 def folder_of(plist: PackageList | None, config_root: Path, language: str = "typescript") -> Path:
     """The folder a list's section for `language` installs into (the npm one's name is the Node tool's)."""
     if language == "python":
-        from skill_be.codetests.pipdeps import key
-
         return deps_root(config_root) / folder_name(key(plist.pip if plist is not None else ()))
     return deps_root(config_root) / folder_name(plist.npm if plist is not None else ())
 
@@ -51,12 +51,7 @@ async def install(
     if plist is None or not entries:
         folder.mkdir(parents=True, exist_ok=True)
         return Deps(folder=folder, packages=None)
-    if language == "python":
-        from skill_be.codetests import pipdeps
-
-        installer: Installer = pipdeps.PIP
-    else:
-        installer = NPM
+    installer: Installer = PIP if language == "python" else NPM
     marker = folder / MARKER
     wanted = installer.marker(entries)
     packages = folder / installer.packages
@@ -83,37 +78,6 @@ async def install(
     marker.write_text(wanted, encoding="utf-8")
     warn(f"installed the test packages of {shown(plist.path)} in {shown(folder)}")
     return Deps(folder=folder, packages=packages)
-
-
-class Installer:
-    """How one package manager installs a section: npm here, pip in pipdeps.py."""
-
-    name = "npm"
-    packages = "node_modules"  # the folder below the deps folder that holds what was installed
-    settings = "npm's registry and network settings"
-
-    def marker(self, entries: tuple[str, ...]) -> str:
-        """What the marker holds: a folder is reused while it is the same."""
-        return json.dumps(list(entries))
-
-    def prepare(self, plist: PackageList, config_root: Path, folder: Path) -> tuple[list[str], dict[str, str] | None]:
-        """The folder emptied and readied; the install's argv and environment (None: skill-be's own)."""
-        npm = shutil.which("npm")
-        if npm is None:
-            raise ConfigError(
-                f"{shown(plist.path)}: installing its test packages needs npm, and npm is not on PATH; "
-                "install Node.js with npm"
-            )
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "package.json").write_text('{"name": "skill-be-test-packages", "private": true}\n', encoding="utf-8")
-        npmrc = config_root / ".npmrc"
-        if npmrc.is_file():  # a private registry or its token applies to the install
-            shutil.copyfile(npmrc, folder / ".npmrc")
-        return [npm, "install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error", *plist.npm], None
-
-
-NPM = Installer()
 
 
 def remove_folder(folder: Path, warn: Callable[[str], None]) -> None:

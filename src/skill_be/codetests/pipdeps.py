@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from skill_be.codetests.deps import Installer
+from skill_be.codetests.installer import Installer
 from skill_be.codetests.packages import PackageList
 from skill_be.errors import ConfigError
 from skill_be.paths import shown

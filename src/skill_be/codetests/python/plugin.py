@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from .endpoint import Endpoint, Timeout
-from .runner import Emitter, cap, describe
+from .parts import Emitter, cap, describe
 
 RUNNER_GRACE_S = 0.5  # after the answer's process's own timer: the runner's, should that one not hold
 NOT_RUN_AFTER_TIMEOUT = "not run: an earlier test timed out and the test process was stopped"
