@@ -12,7 +12,10 @@ ratio to process (target: burst at most 1.5). It then times single answers that 
 sandbox is idle, as model answers usually do (a runner is then already started), and prints those
 ratios too (target: at most 1.3). With `--against <git revision>` it measures that revision's code
 and this tree's instead, alternating, each in a subprocess, and prints the per-answer times of
-each sandbox before and after side by side (target: after/before at most 1.2). Needs a Docker engine with the sandbox image
+each sandbox before and after side by side (target: after/before at most 1.2). With
+`--languages typescript,python` it measures Python's code tests too (examples/py-ledger: one scenario,
+5 tests, a pip list) in the same sandboxes, and prints the ratio of a Python answer to a TypeScript
+answer in each (target: at most 1.5). Needs a Docker engine with the sandbox image
 (.ci/steps/40-docker.sh) and bwrap (.ci/steps/35-sandbox-tools.sh)."""
 
 from __future__ import annotations
@@ -48,38 +51,67 @@ export const result = (deps) => async ({ email, password }) => {
 ```"""
 
 
-def project_copy(tmp: Path, sandbox: str) -> Path:
-    folder = tmp / "signup"
-    shutil.copytree(ROOT / "examples" / "signup", folder, ignore=shutil.ignore_patterns(".skill-be"))
+PY_GOOD = """```python
+def result(ledger, payer, payee, cents):
+    ledger.transfer(payer, payee, cents)
+    return ledger.balance(payer)
+```"""
+PY_PLAIN = """```python
+def result(ledger, payer, payee, cents):
+    ledger.post(payer, -cents)
+    ledger.post(payee, cents)
+    return ledger.balance(payer)
+```"""
+# language -> (example, skill, scenario, an answer that passes every test, one that fails some)
+CASES = {
+    "typescript": ("signup", "signup", "new-signup", GOOD, PLAIN),
+    "python": ("py-ledger", "ledger", "pay", PY_GOOD, PY_PLAIN),
+}
+IMAGE = os.environ.get("SKILL_BE_BENCH_SANDBOX_IMAGE", "")  # another tag of the sandbox image, if set
+
+
+def project_copy(tmp: Path, sandbox: str, language: str = "typescript") -> Path:
+    example = CASES[language][0]
+    folder = tmp / example
+    shutil.copytree(ROOT / "examples" / example, folder, ignore=shutil.ignore_patterns(".skill-be"))
     config = folder / "skill-be.demo.yaml"
-    config.write_text(config.read_text() + f"\ncodeTests:\n  sandbox: {sandbox}\n", encoding="utf-8")
+    image = f"  image: {IMAGE}\n" if IMAGE else ""
+    config.write_text(config.read_text() + f"\ncodeTests:\n  sandbox: {sandbox}\n{image}", encoding="utf-8")
     return config
 
 
-async def time_answers(session: CodeTestSession, n: int) -> float:
-    answers = [GOOD if i % 2 == 0 else PLAIN for i in range(n)]
+async def time_answers(session: CodeTestSession, n: int, language: str = "typescript") -> float:
+    _, skill, scenario, good, plain = CASES[language]
+    answers = [good if i % 2 == 0 else plain for i in range(n)]
     started = time.perf_counter()
-    runs = await asyncio.gather(*(session.run("signup", "new-signup", a) for a in answers))
+    runs = await asyncio.gather(*(session.run(skill, scenario, a) for a in answers))
     seconds = time.perf_counter() - started
     for i, run in enumerate(runs):
-        want = i % 2 == 0
-        if run.error is not None or any(r.passed != want for r in run.results):
+        passed = [r.passed for r in run.results]
+        if (
+            run.error is not None
+            or all(passed) != (i % 2 == 0)
+            or (language == "typescript" and any(passed) != all(passed))
+        ):
             sys.exit(f"answer {i}: unexpected outcome {run.to_json()}")
     return seconds
 
 
-async def latency(session: CodeTestSession, n: int) -> float:
+async def latency(session: CodeTestSession, n: int, language: str = "typescript") -> float:
     """Median seconds from an answer to its results when the answer finds the sandbox idle."""
+    _, skill, scenario, good, plain = CASES[language]
     times = []
     for i in range(n):
         await asyncio.sleep(0.3)
         started = time.perf_counter()
-        await session.run("signup", "new-signup", GOOD if i % 2 == 0 else PLAIN)
+        await session.run(skill, scenario, good if i % 2 == 0 else plain)
         times.append(time.perf_counter() - started)
     return statistics.median(times)
 
 
-async def measure(kinds: list[str], answers: int, rounds: int) -> dict[str, dict[str, float]]:
+async def measure(
+    kinds: list[str], answers: int, rounds: int, language: str = "typescript"
+) -> dict[str, dict[str, float]]:
     """Per sandbox: the median burst seconds over `rounds`, and the median single-answer seconds."""
     notes: list[str] = []
     times: dict[str, list[float]] = {k: [] for k in kinds}
@@ -87,17 +119,17 @@ async def measure(kinds: list[str], answers: int, rounds: int) -> dict[str, dict
         sessions = {}
         for kind in kinds:
             sandbox, weaken = ("process", frozenset({"realm"})) if kind == "in-realm" else (kind, frozenset())
-            project = load_project(project_copy(Path(tmp) / kind, sandbox))
+            project = load_project(project_copy(Path(tmp) / kind, sandbox, language))
             sessions[kind] = await CodeTestSession.open(project, keep_deps=False, warn=notes.append, weaken=weaken)
         try:
             for _ in range(rounds):
                 for kind in kinds:
-                    times[kind].append(await time_answers(sessions[kind], answers))
-            lat = {kind: await latency(sessions[kind], 20) for kind in kinds}
+                    times[kind].append(await time_answers(sessions[kind], answers, language))
+            lat = {kind: await latency(sessions[kind], 20, language) for kind in kinds}
         finally:
             for s in sessions.values():
                 await s.close()
-    size = sessions[kinds[0]].pool.size  # type: ignore[union-attr]
+    size = sessions[kinds[0]].pools[language].size
     out = {k: {"burst": statistics.median(times[k]), "single": lat[k], "size": size} for k in kinds}
     for k in kinds:
         out[k]["runs"] = times[k]  # type: ignore[assignment]
@@ -167,17 +199,33 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--sandboxes", default="docker,bwrap,in-realm")
     parser.add_argument("--against", help="a git revision: compare its per-answer times with this tree's")
+    parser.add_argument("--languages", default="typescript", help="typescript, python or both (comma-separated)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.against:
         compare(args)
         return
     kinds = ["process", *args.sandboxes.split(",")]
-    result = await measure(kinds, args.answers, args.rounds)
+    languages = args.languages.split(",")
+    results = {lang: await measure(kinds, args.answers, args.rounds, lang) for lang in languages}
     if args.child:
-        print(json.dumps(result))
-    else:
-        print_one_run(result, args.answers, args.rounds)
+        print(json.dumps(results[languages[0]]))
+        return
+    for lang in languages:
+        print(f"--- {lang}")
+        print_one_run(results[lang], args.answers, args.rounds)
+    if len(languages) > 1:
+        print_languages(results, kinds, args.answers)
+
+
+def print_languages(results: dict[str, dict[str, dict[str, float]]], kinds: list[str], answers: int) -> None:
+    """A Python answer against a TypeScript answer, per sandbox: per answer in a burst, and single."""
+    ts, python = results["typescript"], results["python"]
+    print("Python per answer / TypeScript per answer, same sandbox (target <= 1.5):")
+    for kind in kinds:
+        for what, per in (("burst", answers), ("single", 1)):
+            t, p = ts[kind][what] / per, python[kind][what] / per
+            print(f"  {what:6} {kind:9} typescript {t * 1000:6.0f} ms  python {p * 1000:6.0f} ms  ratio {p / t:.2f}")
 
 
 if __name__ == "__main__":
