@@ -32,6 +32,8 @@ def ledger_project(root: Path, probe: str, code_tests: dict[str, object]) -> Pat
     )
     evals.write_text(json.dumps(data, indent=2))
     (root / "skill-tests" / "ledger" / "test_probe.py").write_text(probe)
+    conftest = "import pytest\n\n\n@pytest.fixture\ndef shared_amount():\n    return 42\n"
+    (root / "skill-tests" / "ledger" / "conftest.py").write_text(conftest)
     config = root / "skill-be.demo.yaml"
     lines = [f"  {k}: {json.dumps(v)}" for k, v in code_tests.items()]
     config.write_text(config.read_text() + "\nconcurrency: 1\ncodeTests:\n" + "\n".join(lines) + "\n")
