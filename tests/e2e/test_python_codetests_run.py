@@ -114,3 +114,31 @@ def test_a_test_file_that_does_not_collect_stops_the_run_before_any_model_call(t
     line = done.stderr.strip().splitlines()[-1]  # after the install line of its pip list
     assert line.startswith("skill-tests/ledger/test_pay.py: raises when collected: RuntimeError: not ready"), line
     assert not (root / "called").exists()
+
+
+# The demo's model, answering the baseline's way in both arms, and as triage's classifier.
+PLAIN_MODEL = """
+import sys
+p = sys.stdin.read()
+if "Categories:" in p:
+    open("classifier.log", "a").write(p)
+    print("CATEGORY: test error\\nREASON: the test asks for an exception")
+else:
+    print("```python\\ndef result(ledger, payer, payee, cents):\\n    ledger.post(payer, -cents)\\n"
+          "    ledger.post(payee, cents)\\n    return ledger.balance(payer)\\n```")
+"""
+
+
+def test_triage_and_regrade_of_a_blocked_python_run(tmp_path: Path) -> None:
+    root = ledger(tmp_path, "\ncodeTests:\n  sandbox: process\n")
+    (root / "demo" / "model.py").write_text(PLAIN_MODEL)
+    assert skill_be(root, "run", "--config", "skill-be.demo.yaml").returncode == 1  # blocked: 0% with the skill
+    again = skill_be(root, "regrade", "--config", "skill-be.demo.yaml")
+    assert again.returncode == 1, again.stderr
+    assert "| [test] test\\_refuses\\_to\\_overdraw | 0% | 0% | +0pp |" in again.stdout
+    triage = skill_be(root, "triage", "--config", "skill-be.demo.yaml", "--samples=1")
+    assert triage.returncode == 0, triage.stderr
+    assert '"[test] test_refuses_to_overdraw": test error — the test asks for an exception' in triage.stdout
+    prompt = (root / "classifier.log").read_text()
+    assert "def test_refuses_to_overdraw(ledger):" in prompt  # the test file's source
+    assert "DID NOT RAISE <class 'tally.InsufficientFunds'>" in prompt  # and pytest's message
