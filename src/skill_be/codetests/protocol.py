@@ -97,7 +97,6 @@ class _State:
         elif kind == "end":
             self.ended = True
 
-
     def on_result(self, ev: dict[str, object], req: Request) -> None:
         """A test's result. A test has one: a second result for a name can only come from a runner the
         answer took over (it runs each registered test once), so the test fails, for good."""

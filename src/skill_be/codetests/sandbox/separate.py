@@ -80,7 +80,9 @@ def can_own_network() -> bool:
     """Whether this machine lets skill-be (as root) give a process a network namespace of its own;
     refused without CAP_SYS_ADMIN (root in a container that lacks it)."""
     try:
-        done = subprocess.run(["true"], preexec_fn=become_runner(None, True), capture_output=True, timeout=30, check=False)
+        done = subprocess.run(
+            ["true"], preexec_fn=become_runner(None, True), capture_output=True, timeout=30, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0
