@@ -14,14 +14,17 @@
 // them: quote them as data), "tests" (the test's assertion, which may quote the answer's values) or
 // "skill-be". Anything else on stdout or stderr is not skill-be's to read.
 //
-// Why the answer cannot turn this process (docs/threat-model-runner.md): its realm is frozen
-// (lockdown.mjs) before any test or answer code loads; outcomes are settled from frozen null-prototype
-// records and a test's return value is awaited only when it is this realm's own promise (never a
-// thenable from the answer's side); the membrane never lets the answer reach a prototype of this
-// realm or choose the receiver of its functions; and launch.mjs starts it under Node's permission
-// model, so even a taken-over runner starts no process and writes no file.
-// --weaken freeze,receiver switches the first and third off, and fatal makes a `fatal` of the answer's
-// process skill-be's error again: only skill-be's tests' controls do.
+// Why the answer cannot turn this process (docs/threat-model-runner.md): nothing that comes from the
+// answer's side is one of its objects unless it handed that object over (codec.mjs); its realm is
+// frozen (lockdown.mjs) before any test or answer code loads; its tests are a frozen list, run once;
+// outcomes are settled from frozen null-prototype records and a test's return value is awaited only
+// when it is this realm's own promise (never a thenable from the answer's side); the membrane never
+// lets the answer reach a prototype of this realm or choose the receiver of its functions; and
+// launch.mjs starts it compiling no code from strings, under Node's permission model, so even a
+// taken-over runner starts no process and writes no file.
+// --weaken freeze, receiver, intrinsics (or intrinsic=<name>), registry and records switch those off,
+// and fatal makes a `fatal` of the answer's process skill-be's error again: only skill-be's tests'
+// controls do.
 import { writeSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
