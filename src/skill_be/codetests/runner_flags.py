@@ -53,8 +53,9 @@ def launch_options(works: Iterable[RunnerPaths], weaken: frozenset[str]) -> list
     off += sorted(w for w in weaken if w.startswith(ONE_INTRINSIC))
     if "realm" in weaken:
         # The old way, for the controls only: the answer in the runner's own realm, which must write
-        # the answer's file and which the controls show to be open to tampering.
-        off += [w for w in ("permission", "freeze") if w not in off]
+        # the answer's file and which the controls show to be open to tampering (its registry live,
+        # its strings compiled, as they were then).
+        off += [w for w in ("permission", "freeze", "registry", "codegen") if w not in off]
     if off:
         options += ["--weaken", ",".join(off)]
     return options

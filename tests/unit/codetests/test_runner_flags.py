@@ -24,7 +24,7 @@ def test_the_runner_reads_its_work_folders_tests_wrappers_manifest_and_packages_
 def test_only_the_runner_weakenings_travel_and_the_in_realm_control_needs_writes() -> None:
     options = launch_options([], frozenset({"freeze", "uid", "bwrap", "receiver"}))
     assert options == ["--weaken", "freeze,receiver"]
-    assert launch_options([], frozenset({"realm"})) == ["--weaken", "permission,freeze"]
+    assert launch_options([], frozenset({"realm"})) == ["--weaken", "permission,freeze,registry,codegen"]
     assert set(runner_flags.RUNNER_WEAKENINGS) == {
         "permission",
         "codegen",
