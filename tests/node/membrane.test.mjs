@@ -24,8 +24,16 @@ test('T:y', ({ echo }) => {
   assert.equal(echo(Symbol.for('skill-be.x')), Symbol.for('skill-be.x'));
   assert.equal(echo(Symbol('mine')).description, 'mine');
 });
-test('T:I', ({ echo }) => {
-  for (const v of [Math, JSON, Object.prototype, Array.prototype.map, Promise]) assert.equal(echo(v), v);
+test('T:I T:B', ({ echo, isOwn, plain }) => {
+  for (const v of [Math, JSON, Object.prototype, Array.prototype.map, Promise, Function, Reflect.apply, Function.prototype.call]) {
+    assert.equal(isOwn(v), true); // the answer got its own built-in of that name
+    assert.notEqual(echo(v), v); // and what it hands back is its own, as a proxy: never the runner's
+  }
+  assert.equal(echo(Math).max(1, 2), 2);
+  assert.equal(Object.getPrototypeOf(echo(Math)), Object.prototype); // a language prototype: the runner's own
+  const got = plain();
+  assert.ok(got.list instanceof Array && got.err instanceof Error);
+  assert.deepEqual(got, { list: [1, 2], err: got.err });
 });
 test('T:R', ({ echo }) => { const o = {}; const f = () => 1; assert.equal(echo(o), o); assert.equal(echo(f), f); });
 test('T:D T:X T:M T:S T:A T:T T:E', ({ echo }) => {
@@ -75,6 +83,10 @@ test('the realm is frozen', () => {
     assert.ok(Object.isFrozen(o));
   assert.ok(!Object.isExtensible(EventEmitter.prototype));
   assert.throws(() => { EventEmitter.prototype.emit = () => {}; }, TypeError);
+  // Node's accessors on functions and prototypes are fixed too; the objects with state take no new property.
+  for (const [o, k] of [[Buffer, Symbol.species], [URL.prototype, 'href'], [Event.prototype, 'type']])
+    assert.equal(Object.getOwnPropertyDescriptor(o, k).configurable, false, String(k));
+  for (const o of [globalThis, process, console, performance]) assert.ok(!Object.isExtensible(o));
   class E extends Error { constructor() { super('m'); this.name = 'E'; } }
   assert.equal(new E().name, 'E'); // instances still set what their prototypes have
 });
@@ -83,6 +95,8 @@ test('the realm is frozen', () => {
 const ANSWER = `
 export const result = 1;
 export const echo = (v) => v;
+export const isOwn = (v) => [Math, JSON, Object.prototype, Array.prototype.map, Promise, Function, Reflect.apply, Function.prototype.call].includes(v);
+export const plain = () => ({ list: [1, 2], err: new Error('x') });
 export const later = (v) => new Promise((ok) => setTimeout(() => ok(v), 5));
 export const make = () => ({ a: 1, list: [1, 2], Box: class { constructor(v) { this.v = v; } } });
 export const probe = (fake, emitter) => {

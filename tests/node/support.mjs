@@ -22,16 +22,17 @@ export function workFolder(testSource) {
   return base;
 }
 
-/** {events, results: {name: {passed, message, from}}, status} of one answer; `weaken`: launch.mjs's. */
-export function runAnswer(testSource, answer, { weaken = [], timeoutMs = 5000 } = {}) {
+/** {events, results: {name: {passed, message, from}}, status} of one answer; `weaken`: launch.mjs's;
+ * `reads`: more folders the runner may read (what the test file imports from outside its folder). */
+export function runAnswer(testSource, answer, { weaken = [], timeoutMs = 5000, reads = [] } = {}) {
   const base = workFolder(testSource);
   try {
     const nonce = 'n0nce';
     const request = { nonce, base, test: 'tests/t.js', answer, testTimeoutMs: timeoutMs, run: 'r', uid: null, nproc: 0, inRealm: false, wrap: [] };
     const args = [join(NODE_DIR, 'launch.mjs'), 'run', '--read', `${base}/tests/`, '--read', `${base}/node_modules/`,
-      '--read', `${base}/package.json`, '--host', '-', '0'];
+      '--read', `${base}/package.json`, ...reads.flatMap((r) => ['--read', r]), '--host', '-', '0'];
     if (weaken.length) args.push('--weaken', weaken.join(','));
-    const done = spawnSync(process.execPath, args, { input: `${JSON.stringify(request)}\n`, cwd: base, timeout: 30000 });
+    const done = spawnSync(process.execPath, args, { input: `${JSON.stringify(request)}\n`, cwd: base, timeout: timeoutMs + 30000 });
     const events = [];
     for (const line of done.stdout.toString('utf8').split('\n')) {
       const at = line.indexOf(`\x1e${nonce}\x1f`);

@@ -22,6 +22,7 @@ TAIL = 2000
 # the runner cuts them first, this is the second cut should the runner fail to.
 MESSAGE_MAX = 2000
 TRUNCATED = " [truncated]"
+REPORTED_TWICE = "the test process reported this test twice: the answer's code changed the tests it runs"
 
 
 def cap(text: str) -> str:
@@ -57,6 +58,7 @@ class Request:
     nproc: int = 0  # at most this many processes of that uid; 0: no limit of the runner's own
     in_realm: bool = False  # the answer in the runner's own realm: only the tests' controls do this
     wrap: tuple[str, ...] = ()  # the command the answer's process starts under (bwrap and its options)
+    last_result_wins: bool = False  # a test's control only: a test reported twice keeps its last result
 
 
 @dataclass
@@ -70,6 +72,7 @@ class _State:
     deadline: float = 0.0
     ended: bool = False
     results: dict[str, TestResult] = field(default_factory=dict)
+    twice: set[str] = field(default_factory=set)  # tests reported more than once: failed, for good
     stderr: bytearray = field(default_factory=bytearray)
     other: bytearray = field(default_factory=bytearray)
 
@@ -89,18 +92,29 @@ class _State:
             self.current = str(ev.get("name"))
             self.deadline = time.monotonic() + req.test_timeout_s + TEST_GRACE_S
         elif kind == "result":
-            name = str(ev.get("name"))
-            message, ms = ev.get("message"), ev.get("ms")
-            self.results[name] = TestResult(
-                name=name,
-                passed=ev.get("passed") is True,
-                message=cap(str(message)) if message is not None else None,
-                seconds=float(ms) / 1000 if isinstance(ms, int | float) else 0.0,
-                message_from=_source(ev.get("from")) if message is not None else None,
-            )
+            self.on_result(ev, req)
             self.current = None
         elif kind == "end":
             self.ended = True
+
+    def on_result(self, ev: dict[str, object], req: Request) -> None:
+        """A test's result. A test has one: a second result for a name can only come from a runner the
+        answer took over (it runs each registered test once), so the test fails, for good."""
+        name = str(ev.get("name"))
+        if name in self.results and not req.last_result_wins:
+            self.results[name] = TestResult(name, False, REPORTED_TWICE, message_from="skill-be")
+            self.twice.add(name)
+            return
+        if name in self.twice:
+            return
+        message, ms = ev.get("message"), ev.get("ms")
+        self.results[name] = TestResult(
+            name=name,
+            passed=ev.get("passed") is True,
+            message=cap(str(message)) if message is not None else None,
+            seconds=float(ms) / 1000 if isinstance(ms, int | float) else 0.0,
+            message_from=_source(ev.get("from")) if message is not None else None,
+        )
 
 
 class _Lines:

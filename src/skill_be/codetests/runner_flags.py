@@ -17,8 +17,12 @@ from dataclasses import dataclass
 
 from skill_be.codetests.nodefiles import LAUNCH
 
-# The runner's own protections a test's control may switch off (launch.mjs and runner.mjs read them).
-RUNNER_WEAKENINGS = ("permission", "freeze", "receiver", "fatal")
+# The runner's own protections a test's control may switch off (launch.mjs and runner.mjs read them):
+# Node's permission model, code from strings (launch.mjs adds --disallow-code-generation-from-strings),
+# the frozen realm, the guarded membrane, the codec's built-ins (every name, or `intrinsic=<name>`:
+# one, a planted hole), the frozen registry, the null-prototype outcomes, a `fatal` as the answer's.
+RUNNER_WEAKENINGS = ("permission", "codegen", "freeze", "receiver", "intrinsics", "registry", "records", "fatal")
+ONE_INTRINSIC = "intrinsic="  # a prefix: the name of one built-in the runner takes as its own
 
 
 @dataclass(frozen=True)
@@ -46,10 +50,12 @@ def launch_options(works: Iterable[RunnerPaths], weaken: frozenset[str]) -> list
     for path in read_paths(works):
         options += ["--read", path]
     off = [w for w in RUNNER_WEAKENINGS if w in weaken]
+    off += sorted(w for w in weaken if w.startswith(ONE_INTRINSIC))
     if "realm" in weaken:
         # The old way, for the controls only: the answer in the runner's own realm, which must write
-        # the answer's file and which the controls show to be open to tampering.
-        off += [w for w in ("permission", "freeze") if w not in off]
+        # the answer's file and which the controls show to be open to tampering (its registry live,
+        # its strings compiled, as they were then).
+        off += [w for w in ("permission", "freeze", "registry", "codegen") if w not in off]
     if off:
         options += ["--weaken", ",".join(off)]
     return options

@@ -266,6 +266,7 @@ class CodeTestSession:
             names=names,
             test_timeout_s=ct.test_timeout_seconds,
             answer_timeout_s=ct.answer_timeout_seconds,
+            last_result_wins="one-result" in self.weaken,
         )
         try:
             return await pool.run(self.work_of[(skill, language)], request)

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,33 +14,12 @@ from typing import Any
 
 import docker
 import pytest
-from tests.integration.codetests.conftest import CONTAINED, PROBE_TEST, CodeProject, Driver, ts
+from tests.integration.codetests.conftest import CONTAINED, PROBE_TEST, CodeProject, Driver, Listener, ts
 
 from skill_be.codetests.sandbox.docker import CAPABILITIES
 from skill_be.codetests.session import CodeTestSession, TestRun
 
 CANARY_ENV = "SKILL_BE_TEST_CANARY"
-
-
-class Listener:
-    """A TCP server on the host's loopback that counts the connections it accepts."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen()
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            conn.close()
 
 
 class Sandboxed:

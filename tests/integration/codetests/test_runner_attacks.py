@@ -4,8 +4,9 @@ a stub server that resolves with a plain object. Each attack goes after the runn
 keeps the tests and the verdicts) through those objects; each has a control: the same attack with the
 runner's protection switched off (Settings.weaken, which only tests can set) works, so these tests
 can fail. The protections (docs/threat-model-runner.md): the runner's realm frozen ("freeze"), the
-membrane's fixed receivers and hidden prototypes ("receiver"), Node's permission model ("permission"),
-and a `fatal` from the answer's process counted as that answer's failure ("fatal").
+answer's built-ins never the runner's ("intrinsics"), the membrane's fixed receivers and hidden
+prototypes ("receiver"), Node's permission model ("permission"), and a `fatal` from the answer's
+process counted as that answer's failure ("fatal"); tests/node/takeover.test.mjs has the others.
 
 The takeover tests run where the runner runs on this machine (the process runner and bwrap), since
 they prove what a taken-over runner can do by a file it writes or a command it runs here; the verdict
@@ -173,12 +174,23 @@ def guarded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     yield from open_box(tmp_path_factory, request.param)
 
 
+# Every protection of the runner's (runner_flags.RUNNER_WEAKENINGS) and its own uid, but the
+# null-prototype outcomes ("records"): without them the poisoned `then` below would settle the
+# outcomes themselves with the stub server's forged value, which is no outcome at all, so nothing
+# would pass and the control would show nothing (tests/node/takeover.test.mjs has that layer's test).
+EVERY_LAYER = ("freeze", "receiver", "intrinsics", "codegen", "registry", "permission", "fatal", "runner-uid")
+
+
+def all_but(*on: str) -> tuple[str, ...]:
+    return tuple(w for w in EVERY_LAYER if w not in on)
+
+
 @pytest.fixture(scope="module")
 def unguarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Box]:
     """The process runner with every runner protection off: the controls. The runner's own uid is off
     too (the runner as root): that OS layer alone also keeps a taken-over runner from writing the
     marks' folder (root's), and test_sandbox_contract.py proves it on its own."""
-    yield from open_box(tmp_path_factory, "process", "freeze", "receiver", "permission", "fatal", "runner-uid")
+    yield from open_box(tmp_path_factory, "process", *EVERY_LAYER)
 
 
 def test_the_honest_answer_passes_and_the_wrong_one_fails(guarded: Box) -> None:
@@ -194,13 +206,15 @@ def test_poisoning_object_prototype_through_a_receiver_forges_nothing(guarded: B
     assert guarded.passed(HONEST) == [True, True]
 
 
-def test_control_poisoning_forges_a_pass_without_the_frozen_realm_and_fixed_receivers(unguarded: Box) -> None:
+def test_control_poisoning_forges_a_pass_with_every_protection_off(unguarded: Box) -> None:
     assert unguarded.passed(POISON)[0] is True  # the wrong handler passes: the control shows the attack
 
 
-@pytest.mark.parametrize("off", [("freeze",), ("receiver",)])
-def test_either_protection_alone_stops_the_poisoning(tmp_path_factory: pytest.TempPathFactory, off: tuple[str]) -> None:
-    for box in open_box(tmp_path_factory, "process", *off):
+@pytest.mark.parametrize("on", ["intrinsics", "receiver", "freeze"])
+def test_each_of_three_protections_alone_stops_the_poisoning(tmp_path_factory: pytest.TempPathFactory, on: str) -> None:
+    # The answer's Object.prototype is its own (intrinsics); setHeader runs on the fake whatever `this`
+    # the answer sends (receiver); the runner's Object.prototype is frozen (freeze).
+    for box in open_box(tmp_path_factory, "process", *all_but(on)):
         assert box.passed(POISON) == [False, False]
 
 
@@ -234,7 +248,7 @@ def test_the_permission_model_alone_stops_the_taken_over_runner(tmp_path_factory
     # Realm unfrozen and receivers open: the answer does replace emit and gets the runner's process,
     # but a runner under the permission model runs no command and writes no file. The runner runs as
     # root here (its own uid off), so the permission model is the only layer left.
-    for box in open_box(tmp_path_factory, "process", "freeze", "receiver", "runner-uid"):
+    for box in open_box(tmp_path_factory, "process", *all_but("permission")):
         assert takeover_leaves(box) == []
 
 

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.integration.codetests.conftest import CodeProject, Driver, ts
+from tests.integration.codetests.conftest import CodeProject, Driver, Listener, ts
 
+from skill_be.codetests.protocol import REPORTED_TWICE
 from skill_be.codetests.session import CodeTestSession, TestRun
 
 CANARY_ENV = "SKILL_BE_CONTRACT_CANARY"
@@ -77,6 +78,42 @@ import { test } from '@ngwes/skill-be/testing';
 test('echo', async ({ result }) => { throw new Error('ECHO ' + JSON.stringify(await result())); });
 """
 UID_ANSWER = "export const result = () => process.getuid();"
+# A taken-over runner that tries the network: a TCP connection to a server on the host's loopback.
+NET_TEST = """\
+import net from 'node:net';
+import { test } from '@ngwes/skill-be/testing';
+test('net', async () => {
+  const got = await new Promise((done) => {
+    const s = net.connect(PORT, '127.0.0.1', () => { s.destroy(); done('connected'); });
+    s.on('error', (e) => done(e.code));
+    setTimeout(() => { s.destroy(); done('timeout'); }, 3000);
+  });
+  throw new Error('NET ' + JSON.stringify(got));
+});
+"""
+# What the runner's realm leaves open once the test file has loaded (lockdown.mjs).
+REALM_TEST = """\
+import { test } from '@ngwes/skill-be/testing';
+test('realm', () => {
+  const seen = {
+    species: Object.getOwnPropertyDescriptor(Buffer, Symbol.species).configurable,
+    href: Object.getOwnPropertyDescriptor(URL.prototype, 'href').configurable,
+    extensible: { globalThis, process, console, performance },
+  };
+  for (const [k, v] of Object.entries(seen.extensible)) seen.extensible[k] = Object.isExtensible(v);
+  throw new Error('REALM ' + JSON.stringify(seen));
+});
+"""
+# The issue's EventEmitter chain (tests/node/attacks/): a wrong answer that took the runner over.
+ATTACKS = Path(__file__).resolve().parents[2] / "node" / "attacks"
+SUM_TEST = (ATTACKS / "sum.test-file.mjs").read_text(encoding="utf-8")
+CHAIN = (ATTACKS / "emitter-chain.answer.mjs").read_text(encoding="utf-8")
+THEN_POISON = (ATTACKS / "then-poison.answer.mjs").read_text(encoding="utf-8")
+SUM_HONEST = """export const add = (a: number, b: number) => a + b;
+export const result = add;
+export const report = (events: any, a: number, b: number) => events.emit('sum', a + b);"""
+# The runner's own layers that the chain got past (runner_flags.RUNNER_WEAKENINGS).
+CHAIN_LAYERS = ("intrinsics", "receiver", "codegen", "registry")
 
 
 class Contract:
@@ -90,6 +127,11 @@ class Contract:
     def run(self, scenario: str, code: str) -> TestRun:
         return self.drive(self.session.run("probe", scenario, ts(code)))
 
+    def passed(self, scenario: str, code: str) -> list[bool]:
+        run = self.run(scenario, code)
+        assert run.error is None, run.error
+        return [r.passed for r in run.results]
+
     def report(self, scenario: str, code: str, tag: str) -> Any:
         run = self.run(scenario, code)
         assert run.error is None, run.error
@@ -98,13 +140,14 @@ class Contract:
         return json.loads(message[len(tag) + 1 :])
 
 
-def make_project(root: Path) -> CodeProject:
+def make_project(root: Path, port: int) -> CodeProject:
     root.mkdir(parents=True)
     root.chmod(0o755)  # world-readable, as a project on a shared machine may be
     project = CodeProject(root / "proj")
     spy = SPY_TEST.replace("KEY", json.dumps(OTHER_KEY)).replace("CANARY", json.dumps(CANARY))
     spy = spy.replace("PROJECT", json.dumps(str(project.root)))
-    project.scenarios({"spy": spy, "other": OTHER_TEST, "echo": ECHO_TEST})
+    scenarios = {"spy": spy, "other": OTHER_TEST, "echo": ECHO_TEST, "sum": SUM_TEST, "realm": REALM_TEST}
+    project.scenarios({**scenarios, "net": NET_TEST.replace("PORT", str(port))})
     project.write("lib/dotpkg/package.json", json.dumps({"name": "dotpkg", "version": "1.0.0", "main": "index.js"}))
     project.write("lib/dotpkg/index.js", "module.exports = 1;\n")
     project.write("lib/dotpkg/.secret", DOT_SECRET)
@@ -122,12 +165,13 @@ class Sessions:
         self.root.chmod(0o755)
         self.open: dict[tuple[str, frozenset[str]], Contract] = {}
         self.drive = Driver()
+        self.listener = Listener()  # on the host's loopback: no runner may reach it
 
     def get(self, kind: str, *weaken: str, permission: bool = False) -> Contract:
         # The OS layer alone, without Node's permission model, unless `permission`: see the docstring.
         key = (kind, frozenset(weaken) | (frozenset() if permission else {"permission"}))
         if key not in self.open:
-            project = make_project(self.root / f"{kind}-{'-'.join(sorted(key[1])) or 'kept'}")
+            project = make_project(self.root / f"{kind}-{'-'.join(sorted(key[1])) or 'kept'}", self.listener.port)
             config = project.save_config(
                 {"sandbox": kind, "testTimeoutSeconds": 5, "answerTimeoutSeconds": 20, "pids": PIDS}, concurrency=1
             )
@@ -136,6 +180,7 @@ class Sessions:
         return self.open[key]
 
     def close(self) -> None:
+        self.listener.sock.close()
         for contract in self.open.values():
             self.drive(contract.session.close())
         self.drive.close()
@@ -366,3 +411,78 @@ def test_the_seccomp_profile_refuses_namespaces_and_system_v_ipc(sessions: Sessi
 
 def test_control_bwrap_without_the_profile_makes_both(sessions: Sessions) -> None:
     assert sessions.get("bwrap", "seccomp").report("echo", FORBIDDEN_CALLS, "ECHO") == ["unshare -U true", "ipcmk -Q"]
+
+
+# --- the answer against the runner: the EventEmitter chain and what it used ----------------------
+
+
+@pytest.mark.parametrize("kind", SANDBOXES)
+def test_the_emitter_chain_fails_every_test_and_the_honest_answer_passes(sessions: Sessions, kind: str) -> None:
+    contract = sessions.get(kind, permission=True)  # every protection on: the configuration users get
+    run = contract.run("sum", CHAIN)
+    assert [r.passed for r in run.results] == [False, False, False], [r.message for r in run.results]
+    assert contract.passed("sum", SUM_HONEST) == [True, True, True]
+
+
+@pytest.mark.parametrize("kind", SANDBOXES)
+def test_control_with_the_layers_it_got_past_off_the_wrong_answer_passes_every_test(
+    sessions: Sessions, kind: str
+) -> None:
+    # As the issue found it: built-ins by name, receivers open, code from strings, a live registry,
+    # and skill-be keeping a test's last result; the frozen realm and Node's permission model on.
+    contract = sessions.get(kind, *CHAIN_LAYERS, "one-result", permission=True)
+    assert contract.passed("sum", CHAIN) == [True, True, True]
+
+
+@pytest.mark.parametrize("kind", SANDBOXES)
+def test_skill_be_alone_fails_every_test_a_taken_over_runner_reports_twice(sessions: Sessions, kind: str) -> None:
+    # Every runner layer the chain got past is off: it registers each test again, and skill-be, which
+    # keeps one result per test, fails each (the control above keeps the last one instead).
+    run = sessions.get(kind, *CHAIN_LAYERS, permission=True).run("sum", CHAIN)
+    assert [(r.passed, r.message) for r in run.results] == [(False, REPORTED_TWICE)] * 3
+
+
+@pytest.mark.parametrize("kind", SANDBOXES)
+def test_without_the_frozen_realm_the_answer_still_cannot_set_object_prototype_then(
+    sessions: Sessions, kind: str
+) -> None:
+    # The answer names Object.prototype and Reflect.set across the membrane: each is its own.
+    assert sessions.get(kind, "freeze").passed("sum", THEN_POISON) == [False, False, False]
+
+
+@pytest.mark.parametrize("kind", SANDBOXES)
+def test_control_with_its_built_ins_taken_as_the_runner_s_the_poisoned_then_forges_a_pass(
+    sessions: Sessions, kind: str
+) -> None:
+    assert sessions.get(kind, "freeze", "intrinsics", "records").passed("sum", THEN_POISON) == [False, False, True]
+
+
+@pytest.mark.parametrize("kind", SANDBOXES)
+def test_the_runner_s_realm_fixes_node_s_accessors_and_seals_its_live_objects(sessions: Sessions, kind: str) -> None:
+    seen = sessions.get(kind).report("realm", UID_ANSWER, "REALM")
+    assert seen == {"species": False, "href": False, "extensible": dict.fromkeys(EXTENSIBLE, False)}, seen
+
+
+EXTENSIBLE = ("globalThis", "process", "console", "performance")
+
+
+@pytest.mark.parametrize("kind", SANDBOXES)
+def test_control_without_lockdown_they_are_open(sessions: Sessions, kind: str) -> None:
+    seen = sessions.get(kind, "freeze").report("realm", UID_ANSWER, "REALM")
+    assert seen == {"species": True, "href": True, "extensible": dict.fromkeys(EXTENSIBLE, True)}, seen
+
+
+@pytest.mark.parametrize("kind", SANDBOXES)
+def test_a_taken_over_runner_reaches_no_address(sessions: Sessions, kind: str) -> None:
+    before = sessions.listener.accepted
+    got = sessions.get(kind).report("net", UID_ANSWER, "NET")
+    assert got in ("ENETUNREACH", "ECONNREFUSED", "EHOSTUNREACH"), got
+    assert sessions.listener.accepted == before
+
+
+@pytest.mark.parametrize("kind", ["bwrap", "process"])
+def test_control_a_runner_with_the_network_connects(sessions: Sessions, kind: str) -> None:
+    # Docker has no control: its containers never have a network (network_mode none).
+    before = sessions.listener.accepted
+    assert sessions.get(kind, *off(kind, "runner-net")).report("net", UID_ANSWER, "NET") == "connected"
+    assert sessions.listener.accepted > before

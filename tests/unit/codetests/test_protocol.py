@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 
+from skill_be.codetests import protocol
 from skill_be.codetests.protocol import Request, supervise
 
 NAMES = ("one", "two", "three")
@@ -179,3 +181,23 @@ def test_a_load_error_keeps_its_source() -> None:
     run = supervise(Scripted(script), request())
     assert run.error is None
     assert {(r.message_from, r.passed) for r in run.results} == {("answer", False)}
+
+
+def twice(p: str) -> list[tuple[int, bytes] | None]:
+    """A runner that reports each test twice, failed and then passed: what a taken-over runner that
+    registered every test again would send."""
+    first = [ev(p, e="result", name=n, passed=False, message="wrong", ms=1) for n in NAMES]
+    again = [ev(p, e="result", name=n, passed=True, message=None, ms=1) for n in NAMES]
+    return [ev(p, e="names", names=list(NAMES)), ev(p, e="loaded"), *first, *again, *first[:1], ev(p, e="end")]
+
+
+def test_a_test_reported_twice_fails_whatever_its_results_say() -> None:
+    run = supervise(Scripted(twice), request())
+    assert [(r.passed, r.message, r.message_from) for r in run.results] == [
+        (False, protocol.REPORTED_TWICE, "skill-be")
+    ] * 3
+
+
+def test_control_when_the_last_result_wins_the_second_report_passes_every_test() -> None:
+    run = supervise(Scripted(twice), replace(request(), last_result_wins=True))
+    assert [r.passed for r in run.results] == [False, True, True]  # "one" was reported a third time, failed

@@ -24,8 +24,20 @@ def test_the_runner_reads_its_work_folders_tests_wrappers_manifest_and_packages_
 def test_only_the_runner_weakenings_travel_and_the_in_realm_control_needs_writes() -> None:
     options = launch_options([], frozenset({"freeze", "uid", "bwrap", "receiver"}))
     assert options == ["--weaken", "freeze,receiver"]
-    assert launch_options([], frozenset({"realm"})) == ["--weaken", "permission,freeze"]
-    assert set(runner_flags.RUNNER_WEAKENINGS) == {"permission", "freeze", "receiver", "fatal"}
+    assert launch_options([], frozenset({"realm"})) == ["--weaken", "permission,freeze,registry,codegen"]
+    assert set(runner_flags.RUNNER_WEAKENINGS) == {
+        "permission",
+        "codegen",
+        "freeze",
+        "receiver",
+        "intrinsics",
+        "registry",
+        "records",
+        "fatal",
+    }
+    # A planted hole (the fuzzer's control): one built-in name the runner takes as its own.
+    planted = launch_options([], frozenset({"intrinsic=Reflect.apply", "one-result", "freeze"}))
+    assert planted == ["--weaken", "freeze,intrinsic=Reflect.apply"]
 
 
 def test_the_command_is_node_on_the_launcher_in_the_harness_folder() -> None:

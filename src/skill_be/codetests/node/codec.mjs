@@ -1,10 +1,19 @@
 // The membrane's codec: one side's values to the wire and back (tags in wire.mjs). Primitives,
 // errors, dates, regular expressions, maps, sets and byte arrays cross as copies; promises and other
 // objects and functions by reference (ctx.exportValue on the way out, ctx.importObject and
-// ctx.importPromise on the way in, in membrane.mjs). The built-ins never cross: each side names them
-// and the other side takes its own.
+// ctx.importPromise on the way in, in membrane.mjs).
+//
+// The built-ins follow one rule, the runner's object-capability rule (docs/threat-model-runner.md):
+// nothing that comes from the answer's side is ever one of the runner's own objects, unless the
+// runner handed that very object over first (`R`). So the runner's built-ins cross to the answer by
+// name (`I`: the answer takes its own), while the answer's built-ins cross to the runner by
+// reference (`B`: the runner gets a proxy of the answer's own, like any other object of the
+// answer's); the runner refuses `I`. The one place a name picks a runner object is the prototype of
+// one of the answer's objects (decProto): a language prototype of that name, so that `instanceof`
+// and `assert.deepEqual` treat an answer's array as an array; it answers the proxy's
+// getPrototypeOf and nothing else.
 import { types } from 'node:util';
-import { INTRINSICS, WELL_KNOWN, COMPILERS } from './intrinsics.mjs';
+import { INTRINSICS, WELL_KNOWN, PROTOTYPES } from './intrinsics.mjs';
 
 export class ProtocolError extends Error {}
 
@@ -23,7 +32,7 @@ const mapEntries = Map.prototype.entries;
 const setValues = Set.prototype.values;
 const apply = Reflect.apply;
 
-/** ctx: {runner, exportValue(v, holder), exportPromise(p), importObject(x), importPromise(id), exported, importId, fromPeer}. */
+/** ctx: {runner, openNames, exportValue(v, holder), exportPromise(p), importObject(x), importPromise(id), exported, importId, fromPeer}. */
 class Codec {
   constructor(ctx) {
     this.ctx = ctx;
@@ -97,7 +106,7 @@ class Codec {
     const primitive = this.encPrimitive(v);
     if (primitive !== null) return primitive;
     const intrinsic = INTRINSICS.names.get(v);
-    if (intrinsic !== undefined && (this.ctx.runner || !COMPILERS.has(intrinsic))) return ['I', intrinsic];
+    if (intrinsic !== undefined) return this.ctx.runner ? ['I', intrinsic] : this.encBuiltin(v, intrinsic);
     const theirs = this.ctx.importId.get(v);
     if (theirs !== undefined) return ['R', theirs];
     const copy = this.encCopy(v, depth);
@@ -105,6 +114,13 @@ class Codec {
     const id = this.ctx.exportValue(v, holder);
     if (typeof v === 'function') return this.encFunction(v, id);
     return ['O', id, Array.isArray(v) ? 'a' : 'o', 0, 0, false, depth < PREVIEW_DEPTH ? this.preview(v, depth) : []];
+  }
+
+  // One of the answer's built-ins, by reference: [B, name, id, kind, function name, length, hasPrototype].
+  encBuiltin(v, name) {
+    const id = this.ctx.exportValue(v, undefined);
+    const ref = typeof v === 'function' ? this.encFunction(v, id) : ['O', id, Array.isArray(v) ? 'a' : 'o', '', 0, false];
+    return ['B', name, ...ref.slice(1)];
   }
 
   encFunction(v, id) {
@@ -230,11 +246,10 @@ class Codec {
     if (!Array.isArray(x)) throw new ProtocolError('a value was expected');
     if (depth > DECODE_DEPTH) throw new ProtocolError('a value nested too deep');
     switch (x[0]) {
-      case 'I': {
-        if (!INTRINSICS.byName.has(x[1])) throw new ProtocolError('unknown built-in');
-        if (this.ctx.runner && COMPILERS.has(x[1])) throw new ProtocolError('a code-compiling constructor cannot cross');
-        return INTRINSICS.byName.get(x[1]);
-      }
+      case 'I':
+        return this.decIntrinsic(x);
+      case 'B':
+        return this.decBuiltin(x);
       case 'R': {
         if (!this.ctx.exported.has(x[1])) throw new ProtocolError('unknown reference');
         return this.ctx.exported.get(x[1]).v;
@@ -249,6 +264,31 @@ class Codec {
         return copy;
       }
     }
+  }
+
+  // [I, name]: one of the runner's built-ins, named; the answer's side takes its own. The runner
+  // takes nothing by name from the answer's side.
+  decIntrinsic(x) {
+    if (this.ctx.runner) throw new ProtocolError("a built-in cannot be named from the answer's side");
+    if (!INTRINSICS.byName.has(x[1])) throw new ProtocolError('unknown built-in');
+    return INTRINSICS.byName.get(x[1]);
+  }
+
+  // [B, name, ...]: one of the answer's built-ins, by reference: on the runner's side a proxy of the
+  // answer's own, whatever its name says.
+  decBuiltin(x) {
+    if (!this.ctx.runner) throw new ProtocolError("the runner's built-ins cross by name");
+    // A test's control only (--weaken intrinsics, intrinsic=<name>): the name picks the runner's own.
+    const open = this.ctx.openNames;
+    if (open && (open === true || open.has(x[1])) && INTRINSICS.byName.has(x[1])) return INTRINSICS.byName.get(x[1]);
+    return this.ctx.importObject(['O', ...x.slice(2)]);
+  }
+
+  /** The prototype of one of the other side's objects: a language prototype the answer names is the
+   * runner's own of that name (only for the proxy's getPrototypeOf); any other value as dec(). */
+  decProto(x) {
+    if (this.ctx.runner && Array.isArray(x) && x[0] === 'B' && PROTOTYPES.has(x[1])) return INTRINSICS.byName.get(x[1]);
+    return this.dec(x);
   }
 
   decCopy(x, depth) {
@@ -301,10 +341,10 @@ class Codec {
 
 }
 
-/** The codec's functions, bound: {enc, dec, encKey, decKey, decList, encDesc, decDesc}. */
+/** The codec's functions, bound: {enc, dec, decProto, encKey, decKey, decList, encDesc, decDesc}. */
 export function createCodec(ctx) {
   const c = new Codec(ctx);
   const bound = {};
-  for (const name of ['enc', 'dec', 'encKey', 'decKey', 'decList', 'encDesc', 'decDesc']) bound[name] = c[name].bind(c);
+  for (const name of ['enc', 'dec', 'decProto', 'encKey', 'decKey', 'decList', 'encDesc', 'decDesc']) bound[name] = c[name].bind(c);
   return bound;
 }

@@ -62,5 +62,11 @@ export const WELL_KNOWN = new Map(
     .filter((k) => typeof Symbol[k] === 'symbol')
     .map((k) => [Symbol[k], k]),
 );
-// The built-ins that turn strings into code.
-export const COMPILERS = new Set(['Function', '%AsyncFunction%', '%GeneratorFunction%', '%AsyncGeneratorFunction%']);
+// The language's prototypes, by name: what the runner may answer for the prototype of one of the
+// answer's objects (its own of the same name), so that `instanceof` and `assert.deepEqual` see an
+// answer's plain object, array or error as one. Anywhere else a built-in of the answer's side is a
+// proxy of the answer's own (codec.mjs).
+const HIDDEN_PROTOTYPES = ['%ArrayIterator%', '%MapIterator%', '%SetIterator%', '%StringIterator%', '%Iterator%', '%Generator%', '%AsyncGenerator%'];
+export const PROTOTYPES = new Set(
+  [...INTRINSICS.byName.keys()].filter((name) => /^[%A-Za-z0-9]+\.prototype$/.test(name) || HIDDEN_PROTOTYPES.includes(name)),
+);

@@ -17,8 +17,10 @@
 // an answer's process started otherwise than the request asks is replaced before the runner sees it.
 // Whichever of the two ends first, the other is killed, and this process ends as the first one did:
 // the runner ends as the answer's process did, as skill-be expects (codetests/protocol.py).
+// The runner compiles no code from strings (NO_CODE_FROM_STRINGS).
 // --weaken names protections to switch off (only skill-be's tests pass it, through Settings.weaken):
-// permission (no permission model), freeze and receiver (runner.mjs).
+// permission (no permission model), codegen (code from strings allowed), and the runner's own
+// (runner.mjs: freeze, receiver, intrinsics, intrinsic=<name>, registry, records, fatal).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, rmSync, mkdirSync, chownSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -105,9 +107,14 @@ function startHost(fds, { uid, nproc, wrap, cwd, home }) {
   return { host, uid, nproc, wrap };
 }
 
+// V8 compiles no code from strings in the runner: `eval`, `new Function(text)` and their kin throw,
+// so a runner function the answer reached can never be turned into new code.
+export const NO_CODE_FROM_STRINGS = '--disallow-code-generation-from-strings';
+
 function startRunner(fds, opts) {
   const flags = opts.weaken.has('permission') ? [] : permissionFlags(process.version, opts.reads);
-  const weaken = [...opts.weaken].filter((w) => w !== 'permission');
+  if (!opts.weaken.has('codegen')) flags.unshift(NO_CODE_FROM_STRINGS);
+  const weaken = [...opts.weaken].filter((w) => w !== 'permission' && w !== 'codegen');
   const args = [...flags, join(HERE, 'runner.mjs'), 'run', ...(weaken.length ? ['--weaken', weaken.join(',')] : [])];
   const runner = spawn(process.execPath, args, {
     env: process.env,

@@ -154,10 +154,12 @@ function walk(rootList, live) {
 
 // Freezes `obj` but for two kinds of property. Its non-configurable writable data properties
 // (EventEmitter.prototype's private-symbol flags) can neither be tamed nor made read-only without
-// breaking every instance, and they are keyed by symbols no answer can name. On Node's objects (not
-// the language's), accessors stay configurable: Node defines lazy exports (`fs.Dir`) as getters that
-// replace themselves with a value on first use, which `import 'node:fs'` does after this ran.
-function harden(obj, language) {
+// breaking every instance, and they are keyed by symbols no answer can name. On Node's module
+// objects (the exports of `node:fs`, not a function or a prototype), accessors stay configurable:
+// Node defines lazy exports (`fs.Dir`) as getters that replace themselves with a value on first use,
+// which `import 'node:fs'` does after this ran. Accessors of functions and prototypes (Buffer's
+// @@species, URL.prototype.href) are fixed like the language's.
+function harden(obj, fixAccessors) {
   const descriptors = Object.getOwnPropertyDescriptors(obj);
   let plain = true; // nothing to keep writable or configurable: Object.freeze, the fast way
   for (const key of Reflect.ownKeys(descriptors)) {
@@ -165,7 +167,7 @@ function harden(obj, language) {
     if (!('value' in d)) {
       if (d.get) Object.freeze(d.get);
       if (d.set) Object.freeze(d.set);
-      if (d.configurable && !language) plain = false;
+      if (d.configurable && !fixAccessors) plain = false;
     } else if (!d.configurable && d.writable && typeof obj !== 'function') plain = false;
   }
   if (plain) {
@@ -177,7 +179,7 @@ function harden(obj, language) {
     if (!('value' in d)) {
       if (d.get) Object.freeze(d.get);
       if (d.set) Object.freeze(d.set);
-      if (d.configurable && language) Reflect.defineProperty(obj, key, { configurable: false });
+      if (d.configurable && fixAccessors) Reflect.defineProperty(obj, key, { configurable: false });
     } else if (d.configurable) {
       Reflect.defineProperty(obj, key, { writable: false, configurable: false });
     } else if (d.writable && typeof obj === 'function') {
@@ -185,6 +187,18 @@ function harden(obj, language) {
     }
   }
   Object.preventExtensions(obj);
+}
+
+/**
+ * The objects with state that lockdown() leaves writable (globalThis, process, console, performance):
+ * no property can be added to them any more. Their own properties stay as they are (a test may
+ * replace `console.log` or set `process.exitCode`); call it once the test file has loaded, so that
+ * what the test file defines on them stays.
+ */
+export function sealLive() {
+  for (const obj of [globalThis, process, console, globalThis.performance]) {
+    if (obj !== undefined) Object.preventExtensions(obj);
+  }
 }
 
 /**
@@ -199,8 +213,9 @@ export function lockdown() {
   if (first) state.language = new Set(walk(languageRoots(), live));
   const found = [...(first ? state.language : []), ...walk([...(first ? nodeGlobalRoots() : []), ...moduleRoots(state.modules)], live)];
   // Tame first (the accessors are new functions: frozen with the rest), then freeze everything.
-  for (const obj of found) {
-    if (!isPrototypeLike(obj) || hot.has(obj)) continue;
+  const prototypes = new Set(found.filter(isPrototypeLike)); // before taming turns `constructor` into an accessor
+  for (const obj of prototypes) {
+    if (hot.has(obj)) continue;
     const language = state.language.has(obj);
     for (const key of Reflect.ownKeys(obj)) {
       if (language && !OVERRIDDEN.has(key)) continue;
@@ -210,7 +225,7 @@ export function lockdown() {
   }
   for (const obj of found) {
     try {
-      harden(obj, state.language.has(obj));
+      harden(obj, state.language.has(obj) || typeof obj === 'function' || prototypes.has(obj));
     } catch {}
   }
   return found.length;

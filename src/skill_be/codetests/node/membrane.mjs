@@ -16,9 +16,10 @@
 //   * `getPrototypeOf` of a runner object answers the first built-in on its prototype chain (the
 //     answer's side takes its own), never the runner's class prototypes; `__proto__`, `constructor`
 //     and `prototype` read as that built-in or undefined; a property whose value is a prototype
-//     object reads as undefined; runner functions and prototypes refuse set, define and delete.
-// The runner's realm is frozen besides (lockdown.mjs), so even a built-in the answer names (`I`) is
-// one it cannot change.
+//     object reads as undefined; runner functions and prototypes refuse set, define and delete;
+//   * set and define never store one of the runner's built-ins (which the codec never decodes from
+//     the answer's side in the first place: codec.mjs).
+// The runner's realm is frozen besides (lockdown.mjs).
 import { createTransport, frame, MAX_FRAME } from './transport.mjs';
 import { createCodec, ProtocolError } from './codec.mjs';
 import { createProxies } from './proxies.mjs';
@@ -75,8 +76,8 @@ function serveGuarded(target, holder, msg, { decList, decKey, dec, decDesc }) {
     case 'define':
     case 'del':
       if (readOnly || HIDDEN_KEYS.has(key)) throw new TypeError('the tests\' functions and prototypes cannot be changed');
-      if (msg.k === 'set') return Reflect.set(target, key, dec(msg.v));
-      if (msg.k === 'define') return Reflect.defineProperty(target, key, decDesc(dec(msg.v)));
+      if (msg.k === 'set') return Reflect.set(target, key, stored(dec(msg.v)));
+      if (msg.k === 'define') return Reflect.defineProperty(target, key, storedDesc(decDesc(dec(msg.v))));
       return Reflect.deleteProperty(target, key);
     case 'has':
       return Reflect.has(target, key);
@@ -84,6 +85,18 @@ function serveGuarded(target, holder, msg, { decList, decKey, dec, decDesc }) {
       return Reflect.ownKeys(target).filter((k) => !HIDDEN_KEYS.has(k));
   }
   throw new TypeError(`unknown request ${String(msg.k).slice(0, 20)}`);
+}
+
+// What the answer stores in a runner object is never one of the runner's built-ins. The codec never
+// decodes one from the answer's side; this checks it again where a store would keep it.
+function stored(value) {
+  if (INTRINSICS.names.has(value)) throw new TypeError("a built-in of the runner's cannot be stored by the answer");
+  return value;
+}
+
+function storedDesc(d) {
+  for (const f of ['value', 'get', 'set']) if (f in d) stored(d[f]);
+  return d;
 }
 
 // `constructor` and `prototype` of a runner value: only a built-in (the answer takes its own).
@@ -119,7 +132,7 @@ function serveOpen(target, msg, { decList, decKey, dec, decDesc }) {
 }
 
 class Endpoint {
-  constructor({ side, asyncFd, syncFd, writeFd, onEvent, guarded, keepAlive }) {
+  constructor({ side, asyncFd, syncFd, writeFd, onEvent, guarded, keepAlive, openNames }) {
     this.seq = 0;
     this.gone = null; // why the other side can no longer answer
     this.replies = new Map();
@@ -129,6 +142,7 @@ class Endpoint {
     this.ctx = {
       runner: side === 'runner',
       guarded,
+      openNames: side === 'runner' ? openNames : null,
       exported: new Map(), // my id -> {v, holder}
       exportIds: new Map(), // my value -> Map(holder -> id)
       importId: new WeakMap(), // my proxy -> their id
@@ -137,7 +151,7 @@ class Endpoint {
       exportPromise: (p) => this.exportPromise(p),
     };
     this.codec = createCodec(this.ctx);
-    this.proxies = createProxies(this.ctx, this.codec, (msg) => this.request(msg));
+    this.proxies = createProxies(this.ctx, this.codec, (msg, decode) => this.request(msg, decode));
     this.transport = createTransport({ asyncFd, syncFd, writeFd, keepAlive, onFrame: (raw) => this.dispatch(raw) });
   }
 
@@ -211,7 +225,7 @@ class Endpoint {
     }
   }
 
-  request(msg) {
+  request(msg, decode = this.codec.dec) {
     if (this.gone) throw new PeerGone(this.gone);
     const id = ++this.seq;
     this.pending.add(id);
@@ -225,9 +239,8 @@ class Endpoint {
       this.replies.delete(id);
       this.transport.later();
     }
-    const value = this.codec.dec(r.v);
-    if (r.ok === true) return value;
-    throw value;
+    if (r.ok === true) return decode(r.v);
+    throw this.codec.dec(r.v);
   }
 
   serve(msg) {
@@ -282,10 +295,11 @@ class Endpoint {
  * side: 'runner' or 'answer'; asyncFd/syncFd: the incoming FIFO, twice (transport.mjs); writeFd: the
  * outgoing one; onEvent(event): application events ({k:'ev'}) from the other side, and {e:'gone'}
  * once the other side can no longer answer; guarded: the runner's protections (this file's header);
- * keepAlive: the channel keeps the process alive.
+ * keepAlive: the channel keeps the process alive; openNames (a test's control only): the names of
+ * the answer's built-ins the runner takes as its own (a Set, or true for every name), as it once did.
  */
-export function createEndpoint({ side, asyncFd, syncFd, writeFd, onEvent, guarded = side === 'runner', keepAlive = false }) {
-  const ep = new Endpoint({ side, asyncFd, syncFd, writeFd, onEvent, guarded, keepAlive });
+export function createEndpoint({ side, asyncFd, syncFd, writeFd, onEvent, guarded = side === 'runner', keepAlive = false, openNames = null }) {
+  const ep = new Endpoint({ side, asyncFd, syncFd, writeFd, onEvent, guarded, keepAlive, openNames });
   return {
     enc: ep.codec.enc,
     dec: ep.codec.dec,

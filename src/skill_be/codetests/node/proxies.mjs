@@ -6,9 +6,10 @@ import { ProtocolError } from './codec.mjs';
 const stringify = JSON.stringify;
 const parse = JSON.parse;
 
-/** ctx: the endpoint's tables (membrane.mjs); codec: codec.mjs; request(msg): a synchronous request. */
+/** ctx: the endpoint's tables (membrane.mjs); codec: codec.mjs; request(msg, decode = codec.dec): a
+ * synchronous request, its reply decoded by `decode`. */
 export function createProxies(ctx, codec, request) {
-  const { enc, dec, encKey, decKey, encDesc, decDesc } = codec;
+  const { enc, dec, decProto, encKey, decKey, encDesc, decDesc } = codec;
   const imported = new Map(); // their id -> my proxy or promise
   const settlers = new Map(); // their promise id -> {resolve, reject}
 
@@ -71,7 +72,7 @@ export function createProxies(ctx, codec, request) {
       getOwnPropertyDescriptor: (_t, key) => describe(id, target, key, fixed(key)),
       defineProperty: (_t, key, desc) =>
         request({ k: 'define', t: id, key: encKey(key), v: ['s', stringify(encDesc(desc))] }) === true,
-      getPrototypeOf: () => request({ k: 'proto', t: id }),
+      getPrototypeOf: () => request({ k: 'proto', t: id }, decProto),
     };
   }
 

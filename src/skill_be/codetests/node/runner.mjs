@@ -14,19 +14,22 @@
 // them: quote them as data), "tests" (the test's assertion, which may quote the answer's values) or
 // "skill-be". Anything else on stdout or stderr is not skill-be's to read.
 //
-// Why the answer cannot turn this process (docs/threat-model-runner.md): its realm is frozen
-// (lockdown.mjs) before any test or answer code loads; outcomes are settled from frozen null-prototype
-// records and a test's return value is awaited only when it is this realm's own promise (never a
-// thenable from the answer's side); the membrane never lets the answer reach a prototype of this
-// realm or choose the receiver of its functions; and launch.mjs starts it under Node's permission
-// model, so even a taken-over runner starts no process and writes no file.
-// --weaken freeze,receiver switches the first and third off, and fatal makes a `fatal` of the answer's
-// process skill-be's error again: only skill-be's tests' controls do.
+// Why the answer cannot turn this process (docs/threat-model-runner.md): nothing that comes from the
+// answer's side is one of its objects unless it handed that object over (codec.mjs); its realm is
+// frozen (lockdown.mjs) before any test or answer code loads; its tests are a frozen list, run once;
+// outcomes are settled from frozen null-prototype records and a test's return value is awaited only
+// when it is this realm's own promise (never a thenable from the answer's side); the membrane never
+// lets the answer reach a prototype of this realm or choose the receiver of its functions; and
+// launch.mjs starts it compiling no code from strings, under Node's permission model, so even a
+// taken-over runner starts no process and writes no file.
+// --weaken freeze, receiver, intrinsics (or intrinsic=<name>), registry and records switch those off,
+// and fatal makes a `fatal` of the answer's process skill-be's error again: only skill-be's tests'
+// controls do.
 import { writeSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { types } from 'node:util';
-import { lockdown } from './lockdown.mjs';
+import { lockdown, sealLive } from './lockdown.mjs';
 import { createEndpoint } from './membrane.mjs';
 
 const REGISTRY = Symbol.for('skill-be.testing.registry');
@@ -52,6 +55,18 @@ function freshRegistry() {
   const reg = { tests: [], names: new Set() };
   globalThis[REGISTRY] = reg;
   return reg;
+}
+
+// The tests as the test file registered them, frozen before the answer comes: a frozen list of
+// frozen records, which is also all the registry holds from now on (a registration at run time
+// throws), and the registry itself cannot be replaced. The runner runs this list once, never the live
+// one, so each test has one result (testing.js refuses a name twice; skill-be fails a test reported
+// twice all the same: codetests/protocol.py).
+function sealRegistry(reg) {
+  const tests = freeze(reg.tests.map((t) => freeze({ name: String(t.name), fn: t.fn })));
+  const sealed = freeze({ tests, names: freeze(new Set(tests.map((t) => t.name))) });
+  Object.defineProperty(globalThis, REGISTRY, { value: sealed, writable: false, enumerable: false, configurable: false });
+  return tests;
 }
 
 // Every message that can carry the answer's words is cut to this, with a visible mark.
@@ -111,17 +126,27 @@ const promiseThen = Promise.prototype.then;
 const freeze = Object.freeze;
 
 // An outcome: null-prototype and frozen, so resolving a promise with it can never call a `then`.
+// (`--weaken records`, a test's control only: a plain object, as a careless runner would make.)
+let plainRecords = false;
 function record(passed, message, from) {
-  const r = Object.create(null);
+  const r = plainRecords ? {} : Object.create(null);
   r.passed = passed;
   r.message = message;
   r.from = from;
-  return freeze(r);
+  return plainRecords ? r : freeze(r);
 }
 
 function weakened(options) {
   const at = options.indexOf('--weaken');
   return new Set(at >= 0 ? String(options[at + 1]).split(',') : []);
+}
+
+// The names of the answer's built-ins the runner takes as its own: a test's control only
+// (`intrinsics`: every name, as the runner once did; `intrinsic=<name>`: one, a planted hole).
+function openNames(weaken) {
+  if (weaken.has('intrinsics')) return true;
+  const one = [...weaken].filter((w) => w.startsWith('intrinsic=')).map((w) => w.slice('intrinsic='.length));
+  return one.length > 0 ? new Set(one) : null;
 }
 
 // Runs one test; resolves with a record (record()) only. A test's return value is awaited only when
@@ -153,6 +178,7 @@ function runTest(t, fields, timeoutMs, setFail, fromOf) {
 
 async function run(options) {
   const weaken = weakened(options);
+  plainRecords = weaken.has('records');
   if (!weaken.has('freeze')) lockdown();
   const req = await readRequest();
   const prefix = `\x1e${req.nonce}\x1f`;
@@ -179,9 +205,16 @@ async function run(options) {
     emit({ e: 'fatal', message: `the test file throws when loaded: ${describe(err)}` });
     process.exit(3);
   }
-  // The built-in modules the test file loaded are frozen too, before the answer comes.
-  if (!weaken.has('freeze')) lockdown();
-  emit({ e: 'names', names: reg.tests.map((t) => t.name) });
+  // The built-in modules the test file loaded are frozen too, before the answer comes; so are the
+  // objects with state that the realm's lockdown leaves writable (no new property on them).
+  if (!weaken.has('freeze')) {
+    lockdown();
+    sealLive();
+  }
+  // `--weaken registry` (a test's control only): the live registry, as the runner once ran it.
+  const live = weaken.has('registry');
+  const tests = live ? reg.tests : sealRegistry(reg);
+  emit({ e: 'names', names: tests.map((t) => t.name) });
 
   let current = null; // the test that is running
   const answer = req.inRealm
@@ -190,7 +223,7 @@ async function run(options) {
   const { fields } = answer;
   emit({ e: 'loaded' });
 
-  for (const t of reg.tests) {
+  for (const t of tests) {
     current = t.name;
     emit({ e: 'start', name: t.name });
     const started = now();
@@ -255,6 +288,7 @@ async function loadInHost(req, dir, emit, onUncaught, currentTest, weaken) {
     syncFd: 5,
     writeFd: 3,
     guarded: !weaken.has('receiver'),
+    openNames: openNames(weaken),
     keepAlive: true, // the answer's process may be all this one waits for; run() ends with process.exit
     onEvent: (ev) => {
       if (ev.e === 'gone') hostEnded(String(ev.why));

@@ -162,6 +162,9 @@ class BwrapSlot(ProcessSlot):
             return super().host_command(work)
         return [*self.wrap(work), *super().host_command(work)]
 
+    def runner_netns(self) -> bool:
+        return False  # bwrap's own namespaces hold the runner (and the control that switches bwrap off keeps it open)
+
     def runner_prefix(self) -> list[str]:
         weaken = self.settings.weaken
         if "bwrap" in weaken or "realm" in weaken or self.files is None or self.sandbox.staged is None:

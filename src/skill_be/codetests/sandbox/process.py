@@ -6,7 +6,8 @@ write what the user can (other processes' environments included), and use the ne
 each slot gets two uids of its own, neither root (see separate.py): the runner's (the tests and the
 verdicts, under Node's permission model, and its launcher) and the answers' (started by skill-be, its process limit set with setrlimit and checked);
 before each answer every process of both is killed and what they left where any user may write is
-swept (see identity.sweep_all). The code can still read what every user may, and use the network."""
+swept (see identity.sweep_all), and the runner has a network namespace of its own (no network). The
+answer's code can still read what every user may, and use the network."""
 
 from __future__ import annotations
 
@@ -35,10 +36,15 @@ NOTE = (
 )
 NOTE_ROOT = (
     "note: code tests run the model's code on this machine, under a user id of its own, with the tests and "
-    "verdicts in a process under another user id, without your environment's secrets and out of reach of "
-    "skill-be's processes and the other scenarios' tests. It is not a sandbox: the code can read every file "
-    "that every user may read (this project's sources too, where its folders let other users in) and use the "
-    "network; install bubblewrap (bwrap) or start a Docker engine to isolate it."
+    "verdicts in a process under another user id and without network, without your environment's secrets and "
+    "out of reach of skill-be's processes and the other scenarios' tests. It is not a sandbox: the code can read "
+    "every file that every user may read (this project's sources too, where its folders let other users in) and "
+    "use the network; install bubblewrap (bwrap) or start a Docker engine to isolate it."
+)
+# As root where this machine refuses a network namespace (root in a container without CAP_SYS_ADMIN).
+NOTE_ROOT_NET = NOTE_ROOT.replace(
+    "under another user id and without network,",
+    "under another user id (which keeps the network: this machine refuses it a network namespace),",
 )
 # What Node and the OS need; nothing else of skill-be's environment reaches the answer's code.
 POLL_S = 0.5  # how often a reader looks whether another thread stopped its channel
@@ -146,8 +152,8 @@ class ProcessSlot:
             self.pair_used = True
             env = runner_environment(str(self.files.home))
             env["HOME"] = env["TMPDIR"] = str(self.files.home)
-            if "runner-uid" not in self.settings.weaken:
-                user = {"user": self.uids.runner, "group": self.uids.runner, "extra_groups": []}
+            uid = None if "runner-uid" in self.settings.weaken else self.uids.runner
+            user = {"preexec_fn": separate.become_runner(uid, self.runner_netns())}
         harness = str(self.sandbox.runner.parent)
         s = self.settings
         try:
@@ -161,7 +167,7 @@ class ProcessSlot:
                 start_new_session=True,
                 **user,  # type: ignore[call-overload]
             )
-        except OSError as e:
+        except (OSError, subprocess.SubprocessError) as e:
             raise SandboxError(f"the test process could not start ({self.settings.interpreter}: {e})") from None
         self.current = ProcessChannel(proc)
         return self.current
@@ -212,6 +218,10 @@ class ProcessSlot:
     def runner_prefix(self) -> list[str]:
         """What the runner starts under (bwrap as root: its namespaces)."""
         return []
+
+    def runner_netns(self) -> bool:
+        """As root: the runner (its launcher) in a network namespace of its own (bwrap gives it one)."""
+        return self.sandbox.runner_net
 
     def host_fds(self) -> tuple[int, ...]:
         """File descriptors the answer's process start needs (bwrap's seccomp program); closed after."""
@@ -308,6 +318,7 @@ class ProcessSandbox:
         # As root, the answers run under uids of their own, from a copy of the work folders that those
         # uids can reach (the project's folder may be closed to them, as /root is).
         self.drop = os.name == "posix" and os.geteuid() == 0 and "uid" not in settings.weaken
+        self.runner_net = False
         self.staged: Path | None = None
         self.runner = settings.harness_dir / languages.RUNNER_FILE[settings.language]
         if self.drop:
@@ -319,6 +330,8 @@ class ProcessSandbox:
             self.runner = self.staged / "h" / languages.RUNNER_FILE[settings.language]
             _reachable(settings.interpreter)
             identity.become_subreaper()
+        # As root, the runner gets no network (`runner-net`: a test's control keeps it).
+        self.runner_net = self.drop and "runner-net" not in settings.weaken and separate.can_own_network()
 
     def folder_of(self, work: Work) -> Path:
         return self.staged / "b" / work.key / "w" if self.staged is not None else work.folder
@@ -362,5 +375,8 @@ def _reachable(node: str) -> None:
 
 def create(settings: Settings, warn: Callable[[str], None]) -> ProcessSandbox:
     sandbox = ProcessSandbox(settings)
-    warn(NOTE_ROOT if sandbox.drop else NOTE)
+    if not sandbox.drop:
+        warn(NOTE)
+    else:
+        warn(NOTE_ROOT if sandbox.runner_net or "runner-net" in settings.weaken else NOTE_ROOT_NET)
     return sandbox

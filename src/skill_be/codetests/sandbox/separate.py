@@ -3,10 +3,12 @@
 skill-be (root) starts both processes itself: first the answer's (host.mjs, under the slot's answer
 uid, with the process limit set by setrlimit before it runs and checked in /proc after), on a fresh
 pair folder (see pair.py), then the runner's launcher, under the slot's runner uid, which starts
-the runner under Node's permission model and the relay to the answer's process. Neither uid is root
-and neither is the other: a runner the answer took over reads no environment or memory of skill-be (root's), no test but its own scenario's (each slot has a
-copy of the tests' helpers that only its runner's group reads, and gets the answer's test file, and
-no other, per answer), and cannot write a test file (root's)."""
+the runner under Node's permission model and the relay to the answer's process, in a network
+namespace of its own (no network). Neither uid is root and neither is the other: a runner the
+answer took over reads no environment or memory of skill-be (root's), no test but its own
+scenario's (each slot has a copy of the tests' helpers that only its runner's group reads, and gets
+the answer's test file, and no other, per answer), cannot write a test file (root's), and reaches
+no address."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ class Uids:
 
 
 CLONE_NEWIPC = 0x08000000
+CLONE_NEWNET = 0x40000000
 
 
 def become(uid: int, nproc: int, own_ipc: bool) -> Callable[[], None]:
@@ -54,6 +57,35 @@ def become(uid: int, nproc: int, own_ipc: bool) -> Callable[[], None]:
         os.setresuid(uid, uid, uid)
 
     return apply
+
+
+def become_runner(uid: int | None, own_net: bool) -> Callable[[], None]:
+    """In the runner's launcher, before it runs anything: a network namespace of its own where
+    `own_net` (nothing in it but a loopback that is down: no address reaches anything, the host's
+    loopback included), then the runner's uid and gid with no other group (None: it stays root, a
+    test's control)."""
+
+    def apply() -> None:
+        if own_net and ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), "the runner's network namespace could not be made")
+        if uid is not None:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+
+    return apply
+
+
+def can_own_network() -> bool:
+    """Whether this machine lets skill-be (as root) give a process a network namespace of its own;
+    refused without CAP_SYS_ADMIN (root in a container that lacks it)."""
+    try:
+        done = subprocess.run(
+            ["true"], preexec_fn=become_runner(None, True), capture_output=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
 
 
 def check_limits(pid: int, nproc: int) -> str | None:
