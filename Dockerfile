@@ -92,7 +92,7 @@ COPY .ci/agent-clis.txt /tmp/agent-clis.txt
 RUN grep -v -e '^#' -e '^[[:space:]]*$' /tmp/agent-clis.txt \
     | xargs with-ca npm install --global --prefix /opt/agent-clis --no-audit --no-fund --loglevel=error \
     && rm -rf /root/.npm \
-    && for exe in claude pi opencode; do test -x "/opt/agent-clis/bin/$exe"; done
+    && for exe in claude pi opencode codex gemini copilot; do test -x "/opt/agent-clis/bin/$exe"; done
 
 # ---- python: a venv with skill-be's dependencies, and skill-be's wheel -----------------------------
 FROM ${BASE} AS python

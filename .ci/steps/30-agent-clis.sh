@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The three agent CLIs the adapters drive, at pinned versions, in a prefix inside the repository
+# The six agent CLIs the adapters drive, at pinned versions, in a prefix inside the repository
 # (never global), so CI tests the same versions every time. The integration tests under
 # tests/integration/adapters/ run them against a mock model server on 127.0.0.1.
 set -euo pipefail
@@ -9,7 +9,7 @@ PREFIX=.ci/cache/clis
 # The pins live in one file, which the Dockerfile reads too: one `name@version` a line.
 PINS=.ci/agent-clis.txt
 mapfile -t PACKAGES < <(grep -v -e '^#' -e '^[[:space:]]*$' "$PINS")
-[ "${#PACKAGES[@]}" -eq 3 ] || { echo "30-agent-clis: $PINS should list 3 packages, it lists ${#PACKAGES[@]}" >&2; exit 1; }
+[ "${#PACKAGES[@]}" -eq 6 ] || { echo "30-agent-clis: $PINS should list 6 packages, it lists ${#PACKAGES[@]}" >&2; exit 1; }
 STAMP="$PREFIX/.installed"
 WANT="${PACKAGES[*]}"
 
@@ -20,7 +20,7 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
 fi
 
 BIN="$(cd "$PREFIX/bin" && pwd)"
-for exe in claude pi opencode; do
+for exe in claude pi opencode codex gemini copilot; do
   [ -x "$BIN/$exe" ] || { echo "30-agent-clis: $BIN/$exe is missing after install" >&2; exit 1; }
   # Start each once: a CLI that cannot run fails CI here, not in the middle of the tests.
   echo "$exe $(timeout 60 "$BIN/$exe" --version 2>&1 | head -1)"

@@ -86,7 +86,14 @@ def pins() -> dict[str, str]:
 
 def test_each_agent_cli_runs_at_its_pinned_version(image: str) -> None:
     versions = pins()
-    exe = {"@anthropic-ai/claude-code": "claude", "@mariozechner/pi-coding-agent": "pi", "opencode-ai": "opencode"}
+    exe = {
+        "@anthropic-ai/claude-code": "claude",
+        "@mariozechner/pi-coding-agent": "pi",
+        "opencode-ai": "opencode",
+        "@openai/codex": "codex",
+        "@google/gemini-cli": "gemini",
+        "@github/copilot": "copilot",
+    }
     assert set(versions) == set(exe)
     for package, command in exe.items():
         done = docker("run", "--rm", "--network", "none", "--entrypoint", command, image, "--version", timeout=120)

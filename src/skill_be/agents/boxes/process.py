@@ -67,11 +67,16 @@ class ProcessBox:
     def __init__(self, settings: BoxSettings | None = None) -> None:
         self.settings = settings or BoxSettings()
 
+    @property
+    def _leftovers_live(self) -> bool:
+        """With "kill" switched off (a control only) a leftover may still be writing in a folder as it is removed."""
+        return "kill" in self.settings.weaken
+
     def driver_options(self, executable: Callable[[], str]) -> dict[str, str]:
         return {"bin": executable(), "path": os.environ.get("PATH", "")}  # the adapter's CLI and the user's PATH
 
     def run_agent(self, driver: AgentDriver, setup: AgentSetup, files: Files) -> AgentRun:
-        with tempfile.TemporaryDirectory(prefix="skill-be-agent-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="skill-be-agent-", ignore_cleanup_errors=self._leftovers_live) as tmp:
             root = Path(tmp)
             ws, home = root / "ws", root / "home"
             ws.mkdir()
@@ -131,7 +136,7 @@ class ProcessBox:
         self, workspace: Files, check_files: Files, checks: Sequence[tuple[str, str]], timeout: float
     ) -> tuple[list[CheckResult], str | None]:
         rows: list[CheckResult] = []
-        with tempfile.TemporaryDirectory(prefix="skill-be-checks-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="skill-be-checks-", ignore_cleanup_errors=self._leftovers_live) as tmp:
             root = Path(tmp)
             for sub in ("ws", "checks", "home"):
                 (root / sub).mkdir()
