@@ -9,16 +9,13 @@ the workspace under its name, like a `workspace.from` file. Text belongs in the 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skill_be.errors import ConfigError
-
 if TYPE_CHECKING:
-    from skill_be.project.evals import Scenario
-    from skill_be.project.places import Places
+    pass
 
 MAX_BYTES = 20 * 1024 * 1024  # one attached file: the providers' own limits are about this size
 PDF = "application/pdf"
@@ -100,40 +97,6 @@ def one_shot_problem(a: Attachment, agent_fix: str = AGENT_FIX) -> str | None:
         f'"{a.name}" is not UTF-8 text, a PDF or an image (PNG, JPEG, GIF, WEBP), the files a model takes as '
         f"content; attach a text export of it, or {agent_fix}"
     )
-
-
-def with_attachments(
-    scenarios: Sequence[Scenario], data: Mapping[str, Any], name: str, places: Places, root: Path, base: Path
-) -> tuple[Scenario, ...]:
-    """The scenarios with their `attachments` read (`base`: the eval file's folder); a problem is one
-    ConfigError line with its place. An agent scenario's files also join its workspace."""
-    from skill_be.project.validation import at_place, path_text
-
-    out = []
-    top = root.resolve()
-    for i, (sc, raw) in enumerate(zip(scenarios, data["scenarios"], strict=True)):
-        names = raw.get("attachments") or ()
-        if not names:
-            out.append(sc)
-            continue
-        read: list[Attachment] = []
-        for j, n in enumerate(names):
-            loc: list[str | int] = ["scenarios", i, "attachments", j]
-            where = f"{at_place(name, places.find(loc))}: {path_text(loc)}"
-            full = (base / n).resolve()
-            if not full.is_relative_to(top):
-                raise ConfigError(f'{where}: "{n}" is outside the project; keep attached files inside it')
-            a, why = read_one(full, n)
-            if a is not None and sc.agent is None:
-                why = one_shot_problem(a)
-            if a is None or why is not None:
-                raise ConfigError(f"{where}: {why}")
-            read.append(replace(a, where=where))
-        agent = sc.agent
-        if agent is not None:  # the workspace gets each file under its name
-            agent = replace(agent, sources=(*agent.sources, *names))
-        out.append(sc._replace(attachments=tuple(read), agent=agent))
-    return tuple(out)
 
 
 def first_refusal(skills: Sequence[Any], models: Sequence[Any]) -> str | None:

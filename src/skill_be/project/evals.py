@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project.assertions import Assertion, Budget, assertion_from, budget_from, budget_lines
 from skill_be.project.files import read_text
@@ -126,16 +128,13 @@ def eval_from(data: object, path: Path, places: Places, root: Path | None = None
 
         check_paths(scenarios, name, places, root or path.parent)
     if any(s.get("attachments") for s in d["scenarios"]):
-        from skill_be.project.attachments import with_attachments
-
-        scenarios = with_attachments(scenarios, d, name, places, root or path.parent, path.parent)
+        scenarios = _with_attachments(scenarios, d, name, places, root or path.parent, path.parent)
     if any(s.agent for s in scenarios) or "environment" in d:
         from skill_be.project.agent_world import check_world
 
         check_world(scenarios, d, name, places, root or path.parent)
     triggers, bad, why = read_triggers(d.get("triggers"))
     if bad is not None:
-        from skill_be.errors import ConfigError
         from skill_be.project.validation import at_place
 
         raise ConfigError(f"{at_place(name, places.find(bad))}: {path_text(bad)}: {why}")
@@ -192,3 +191,38 @@ def _valid_id(data: object, i: int) -> str | None:
     except (KeyError, IndexError, TypeError):
         return None
     return sid if isinstance(sid, str) and sid.strip() and valid_file_name(sid) else None
+
+
+def _with_attachments(
+    scenarios: Sequence[Scenario], data: Mapping[str, Any], name: str, places: Places, root: Path, base: Path
+) -> tuple[Scenario, ...]:
+    """The scenarios with their `attachments` read (`base`: the eval file's folder); a problem is one
+    ConfigError line with its place. An agent scenario's files also join its workspace."""
+    from skill_be.project.attachments import one_shot_problem, read_one
+    from skill_be.project.validation import at_place, path_text
+
+    out = []
+    top = root.resolve()
+    for i, (sc, raw) in enumerate(zip(scenarios, data["scenarios"], strict=True)):
+        names = raw.get("attachments") or ()
+        if not names:
+            out.append(sc)
+            continue
+        read: list[Attachment] = []
+        for j, n in enumerate(names):
+            loc: list[str | int] = ["scenarios", i, "attachments", j]
+            where = f"{at_place(name, places.find(loc))}: {path_text(loc)}"
+            full = (base / n).resolve()
+            if not full.is_relative_to(top):
+                raise ConfigError(f'{where}: "{n}" is outside the project; keep attached files inside it')
+            a, why = read_one(full, n)
+            if a is not None and sc.agent is None:
+                why = one_shot_problem(a)
+            if a is None or why is not None:
+                raise ConfigError(f"{where}: {why}")
+            read.append(replace(a, where=where))
+        agent = sc.agent
+        if agent is not None:  # the workspace gets each file under its name
+            agent = replace(agent, sources=(*agent.sources, *names))
+        out.append(sc._replace(attachments=tuple(read), agent=agent))
+    return tuple(out)
