@@ -68,14 +68,26 @@ def draft_eval(config: Config, name: str, doc: SkillDoc) -> tuple[dict[str, obje
 
 
 async def _call(config: Config, prompt: str) -> str:
-    from skill_be.adapters.base import AdapterEnv, CallContext
+    """One call of the config's first model, through the engine's one path to a model
+    (`Engine.call`: the per-call timeout, the key redacted from a failure), its adapter closed after."""
+    from skill_be.adapters.base import AdapterEnv
     from skill_be.adapters.credentials import Redactor
     from skill_be.adapters.registry import AdapterRegistry
+    from skill_be.commands.assembly import close_adapters, engine_settings, preflight
+    from skill_be.engine.calls import CallTag, Model
+    from skill_be.engine.limiter import PriorityLimiter
+    from skill_be.engine.runner import Engine
 
     entry = config.models[0]
-    env = AdapterEnv(root=config.root, environ=dict(os.environ), redactor=Redactor(), label=entry.id)
-    adapter = AdapterRegistry().create(entry, env)
-    await adapter.preflight()
-    ctx = CallContext(timeout_seconds=config.timeout_seconds, cwd=config.root)
-    answer = await asyncio.wait_for(adapter.complete(prompt, ctx), config.timeout_seconds)
-    return answer.text
+    redactor = Redactor()
+    env = AdapterEnv(root=config.root, environ=dict(os.environ), redactor=redactor, label=entry.id)
+    model = Model(entry.id, AdapterRegistry().create(entry, env))
+    try:
+        await preflight([entry], [model], env)
+        engine = Engine([model], None, PriorityLimiter(1), engine_settings(config), redact=redactor)
+        call = await engine.call(model, prompt, (0,), CallTag("draft"))
+    finally:
+        await close_adapters([model])
+    if call.answer is None:
+        raise ValueError(call.error or "the model gave no answer")
+    return call.answer.text
