@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
 
 from skill_be import __version__
-from skill_be.errors import ConfigError, Interrupted, SkillBeError, UsageError
+from skill_be.errors import USAGE_EXIT, ConfigError, Interrupted, SkillBeError, UsageError, exit_code
 
 USAGE = "skill-be <command> [options]"
 DESCRIPTION = "Benchmarks Agent Skills: baseline versus with-skill, LLM-graded, code-tested and gated."
@@ -378,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_in)
         if args.command is None:
             parser.print_help()
-            return 2 if args_in else 0
+            return USAGE_EXIT if args_in else 0
         if args.config is not None and not args.config.strip():
             raise UsageError("--config: needs a path, such as --config ./skill-be.yaml", args.command)
         config = Path(args.config) if args.config else find_config(Path.cwd(), args.command)
@@ -393,16 +393,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"skill-be {command_name} --help" if command_name else "skill-be --help"
         usage = next((f"skill-be {c.usage} [options]" for c in commands if c.name == command_name), USAGE)
         print(f"Usage: {usage} (see {where})", file=sys.stderr)
-        return e.exit_code
+        return exit_code(e)
     except ConfigError as e:
         print(e, file=sys.stderr)  # it starts with the file it is about: `skill-be.yaml: reps: ...`
-        return e.exit_code
+        return exit_code(e)
     except SkillBeError as e:
         print(f"skill-be: {e}", file=sys.stderr)
-        return e.exit_code
-    except Interrupted as e:
-        return e.exit_code
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 1
+        return exit_code(e)
+    except (Interrupted, KeyboardInterrupt, BrokenPipeError) as e:
+        return exit_code(e)

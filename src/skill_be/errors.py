@@ -1,6 +1,9 @@
-"""The few exceptions that stop a command. `cli` alone maps them to exit codes."""
+"""The few exceptions that stop a command, and the one place an error becomes an exit code
+(`exit_code`, used by `cli` and the GitHub action)."""
 
 from __future__ import annotations
+
+from typing import overload
 
 
 class SkillBeError(Exception):
@@ -31,3 +34,25 @@ class Interrupted(BaseException):
     @property
     def exit_code(self) -> int:
         return 128 + self.signum
+
+
+USAGE_EXIT = SkillBeError.exit_code  # a command line without a command, a tool's wrong arguments
+
+
+Stopping = SkillBeError | Interrupted | KeyboardInterrupt | BrokenPipeError  # what ends a command with a code
+
+
+@overload
+def exit_code(e: Stopping) -> int: ...
+@overload
+def exit_code(e: BaseException) -> int | None: ...
+def exit_code(e: BaseException) -> int | None:
+    """The exit code an error ends a command with, or None for an error that is not one of these (a
+    crash, which the caller lets through)."""
+    if isinstance(e, SkillBeError | Interrupted):
+        return e.exit_code
+    if isinstance(e, KeyboardInterrupt):
+        return 130
+    if isinstance(e, BrokenPipeError):  # the reader went away (`| head`): what was asked for is written
+        return 1
+    return None

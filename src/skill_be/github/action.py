@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skill_be import __version__
 from skill_be.adapters.credentials import Redactor
-from skill_be.errors import UsageError
+from skill_be.errors import UsageError, exit_code
 from skill_be.github import fork, gather, runner_files
 from skill_be.github.client import Client
 from skill_be.github.inputs import (
@@ -286,7 +286,7 @@ def main(
         inputs = read_inputs(env)
     except UsageError as e:
         print(f"skill-be: {e}", file=sys.stderr)
-        return 2
+        return exit_code(e)
     redactor = Redactor(secret_forms(inputs.token))  # and as the reports quote it (reports/quote.py)
     ctx = read_context(env, Path.cwd())
     if inputs.command == "publish":  # the fork pattern's second job: post what the first one left
@@ -296,15 +296,15 @@ def main(
             )
         except UsageError as e:
             print(f"skill-be: {e}", file=sys.stderr)
-            return 2
+            return exit_code(e)
     cwd = (ctx.workspace / inputs.working_directory).resolve()
     if not cwd.is_dir() or not cwd.is_relative_to(ctx.workspace.resolve()):
-        print(
-            f'skill-be: action input "working-directory": {inputs.working_directory} is not a folder in the '
-            'repository; fix the "with:" of the step',
-            file=sys.stderr,
+        wrong = UsageError(
+            f'action input "working-directory": {inputs.working_directory} is not a folder in the '
+            'repository; fix the "with:" of the step'
         )
-        return 2
+        print(f"skill-be: {wrong}", file=sys.stderr)
+        return exit_code(wrong)
     if inputs.version and inputs.version.lstrip("v") not in (__version__, __version__.split(".")[0], "latest"):
         warn(
             f'skill-be: the input "version: {inputs.version}" is ignored: this action runs skill-be {__version__}, '
