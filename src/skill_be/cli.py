@@ -42,10 +42,6 @@ def _positive(text: str) -> int:
     return n
 
 
-def _no_options(_: argparse.ArgumentParser) -> None:
-    pass
-
-
 def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("skills", nargs="*", metavar="skill", help="the skills to run (default: every skill)")
     p.add_argument("--reps", type=_positive, metavar="<n>", help="generations per arm per scenario, for this run")

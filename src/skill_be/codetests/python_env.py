@@ -48,11 +48,6 @@ LIST_TIMEOUT_S = 120
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-def version_of(python: str) -> tuple[int, int] | None:
-    match = re.search(r"python(\d+)\.(\d+)$", python)
-    return (int(match[1]), int(match[2])) if match else None
-
-
 def _open_to_others(path: Path) -> bool:
     return all(p.stat().st_mode & 0o001 for p in [path, *path.parents] if p.exists())
 

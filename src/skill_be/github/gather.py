@@ -32,13 +32,6 @@ if TYPE_CHECKING:
 _ARM_NAMES = {"baseline": "baseline", "withSkill": "with skill", "with-skill": "with skill", "with_skill": "with skill"}
 
 
-def load_json_file(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
 def repo_path(file: str | None, cwd: Path, workspace: Path) -> str | None:
     """A file the command named (relative to its folder, or absolute) relative to the repository."""
     if not file:
@@ -213,10 +206,6 @@ def tokens_of(doc: SummaryModel) -> dict[str, tuple[int, int]]:
             add("with skill" + how, tk.with_skill)
     order = ["baseline", "baseline (estimated)", "with skill", "with skill (estimated)", "grading"]
     return {k: (v[0], v[1]) for k, v in sorted(sums.items(), key=lambda kv: [*order, kv[0]].index(kv[0]))}
-
-
-def skills_of(doc: SummaryModel) -> list[SkillSummary]:
-    return list(doc.skills.values())
 
 
 def skills_from_summary(doc: SummaryModel, evals: Mapping[str, Path], workspace: Path, cwd: Path) -> list[SkillView]:

@@ -91,10 +91,6 @@ class ResponseCache:
     def path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
-    def holds(self, key: str) -> bool:
-        """Whether an entry exists (dry runs), without reading or counting it."""
-        return self.enabled and self.path(key).is_file()
-
     def peek(self, key: str) -> Answer | None:
         """An entry's answer without counting it (dry runs); a damaged one is None, silently."""
         if not self.enabled:

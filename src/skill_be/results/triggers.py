@@ -5,8 +5,6 @@ the published schemas)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from skill_be.engine.trigger_scores import Rate, TriggerResult
 from skill_be.engine.triggers import query_id
 
@@ -63,18 +61,3 @@ def triggers_json(t: TriggerResult, calls: bool = True) -> dict[str, object]:
             for o in t.observations
         ]
     return doc
-
-
-def read_triggers_json(value: object) -> dict[str, Any] | None:
-    """A stored `triggers` section, checked; None when absent or not a mapping of the right shape."""
-    if not isinstance(value, dict):
-        return None
-    from pydantic import ValidationError
-
-    from skill_be.results.trigger_models import TriggersModel
-
-    try:
-        TriggersModel.model_validate(value)
-    except ValidationError:
-        return None
-    return value

@@ -38,12 +38,6 @@ def encode_frame(message: dict[str, Any]) -> bytes:
     return HEADER.pack(len(data)) + data
 
 
-def write_frame(fd: int, message: dict[str, Any]) -> None:
-    view = memoryview(encode_frame(message))
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 class Reader:
     """Reads frames from a file descriptor. What it read stays in its buffer when a signal handler
     raises during a read (the runner's test timeout), so the next read goes on where it stopped."""
