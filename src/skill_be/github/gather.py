@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,19 +45,23 @@ def repo_path(file: str | None, cwd: Path, workspace: Path) -> str | None:
 
 
 def scenario_lines(eval_file: Path) -> dict[str, int]:
-    """Each scenario id's line in its eval file: the line of its `"id": "..."` key."""
+    """Each scenario id's line in its eval file: the line of its `id` value, by the project's own place
+    reader (project/places.py), as the eval file's errors are placed."""
+    from skill_be.project.places import Places
+
     try:
         text = eval_file.read_text(encoding="utf-8")
-    except OSError:
+        data = json.loads(text)
+    except (OSError, ValueError):
         return {}
+    scenarios = data.get("scenarios") if isinstance(data, dict) else None
+    places = Places(text, "json")
     found: dict[str, int] = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        for m in re.finditer(r'"id"\s*:\s*("(?:[^"\\]|\\.)*")', line):
-            try:
-                sid = json.loads(m.group(1))
-            except ValueError:
-                continue
-            found.setdefault(sid, n)
+    for i, sc in enumerate(scenarios if isinstance(scenarios, list) else ()):
+        sid = sc.get("id") if isinstance(sc, dict) else None
+        place = places.find(["scenarios", i, "id"]) if isinstance(sid, str) else None
+        if isinstance(sid, str) and place is not None:
+            found.setdefault(sid, place[0])
     return found
 
 
