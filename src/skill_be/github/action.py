@@ -33,7 +33,7 @@ from skill_be.reports.quote import secret_forms
 
 if TYPE_CHECKING:
     from skill_be.results.result_file import ResultFile
-    from skill_be.results.summary_models import CheckSummary, SummaryModel
+    from skill_be.results.summary_models import CheckDocument, CheckSummary, SummaryModel
 
 # Variables a child never needs: the action's inputs (the token among them) and the runner's own tokens.
 _CHILD_DROP_PREFIXES = ("INPUT_", "ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_")
@@ -155,14 +155,13 @@ def _result_file(project: Any) -> ResultFile | None:
         return None
 
 
-def read_written(inputs: Inputs, project: Any, run_dir: Path | None, checks_doc: Any) -> Written:
+def read_written(inputs: Inputs, project: Any, run_dir: Path | None, checks_doc: CheckDocument | None) -> Written:
     if inputs.command in RUN_COMMANDS:
         summary = _summary_of(run_dir)
         return Written(run_dir if summary else None, summary, summary.checks if summary else None)
     if inputs.command == "verify" and project is not None:
         return Written(checks=_verify_checks(project), result_file=_result_file(project))
-    checks = gather.check_summaries(checks_doc.get("checks")) if isinstance(checks_doc, dict) else None
-    return Written(checks=checks)
+    return Written(checks=list(checks_doc.checks) if checks_doc is not None else None)
 
 
 def _blocked(written: Written, skills: Sequence[SkillView]) -> bool:
@@ -176,7 +175,13 @@ def _blocked(written: Written, skills: Sequence[SkillView]) -> bool:
 
 
 def build_view(
-    inputs: Inputs, ctx: Context, cwd: Path, config: Path, done: Finished, checks_doc: Any, run_dir: Path | None = None
+    inputs: Inputs,
+    ctx: Context,
+    cwd: Path,
+    config: Path,
+    done: Finished,
+    checks_doc: CheckDocument | None,
+    run_dir: Path | None = None,
 ) -> tuple[GateView, Path | None]:
     """The gate's view of what the command did, and the run folder when `run`, `regrade` or `merge`
     wrote one (the new folder under the results folder, `new_run`)."""
@@ -356,21 +361,23 @@ def _client(
     )
 
 
-def run_skill_be(inputs: Inputs, cwd: Path, env: Mapping[str, str], redactor: Redactor) -> tuple[Finished, Any]:
+def run_skill_be(
+    inputs: Inputs, cwd: Path, env: Mapping[str, str], redactor: Redactor
+) -> tuple[Finished, CheckDocument | None]:
     """The command, its output passed through; with `check`, its `--json` document too."""
     base = [sys.executable, "-m", "skill_be"]
     if inputs.command != "check":
         args = expand_globs(inputs.args, cwd) if inputs.command == "merge" else inputs.args
         return run_command([*base, inputs.command, *args], cwd, env, redactor), None
     done = run_command([*base, "check", "--json", *inputs.args], cwd, env, redactor, echo=False)
-    checks_doc = _json(done.stdout)
-    if not isinstance(checks_doc, dict):
+    checks_doc = _check_document(done.stdout)
+    if checks_doc is None:
         for line in [*done.stdout, *done.stderr]:
             print(line, file=sys.stderr)
-        return done, checks_doc
-    for line in checks_doc.get("warnings", []):
+        return done, None
+    for line in checks_doc.warnings:
         print(line, file=sys.stderr)
-    lines = [str(x) for x in checks_doc.get("lines", [])]
+    lines = list(checks_doc.lines)
     print("\n".join(lines), flush=True)
     return Finished(done.code, lines, done.stderr), checks_doc
 
@@ -432,10 +439,15 @@ def _report_path(view: GateView, cwd: Path, run_dir: Path | None) -> Path:
     return run_dir / name
 
 
-def _json(lines: Sequence[str]) -> Any:
+def _check_document(lines: Sequence[str]) -> CheckDocument | None:
+    """`check --json`'s document through its model; None when the command printed something else."""
+    from pydantic import ValidationError
+
+    from skill_be.results.summary_models import CheckDocument
+
     try:
-        return json.loads("\n".join(lines))
-    except ValueError:
+        return CheckDocument.model_validate(json.loads("\n".join(lines)))
+    except (ValueError, ValidationError):
         return None
 
 

@@ -74,14 +74,13 @@ def checks_of(
     for c in items or ():
         checks.append(CheckView(c.name, tuple(c.lines), c.blocks))
         for p in c.problems:
-            file, line, skill = p.get("file"), p.get("line"), p.get("skill")
             problems.append(
                 ProblemView(
                     check=c.name,
-                    message=str(p.get("message", "")),
-                    path=repo_path(file if isinstance(file, str) else None, cwd, workspace),
-                    line=line if isinstance(line, int) and not isinstance(line, bool) else None,
-                    skill=skill if isinstance(skill, str) else None,
+                    message=p.message,
+                    path=repo_path(p.file, cwd, workspace),
+                    line=p.line,
+                    skill=p.skill,
                     blocks=c.blocks,
                 )
             )

@@ -261,11 +261,31 @@ class SkillSummary(Written):
     interrupted: Flag | None = None  # Ctrl-C: the answers so far (commands/interrupted.py)
 
 
+class ProblemSummary(Written):
+    """One problem a check found: where (skill, file, line) and what."""
+
+    skill: AnyText | None = None
+    file: AnyText | None = None
+    line: Integer | None = None
+    message: AnyText = ""
+
+
 class CheckSummary(Written):
     name: Text
     lines: AnyTextList
     blocks: Flag
-    problems: ListOf(MapOf(Any), "problems")  # type: ignore[valid-type]
+    problems: ListOf(ProblemSummary, "problems")  # type: ignore[valid-type]
+
+
+class CheckDocument(Written):
+    """`skill-be check --json`: each check's lines and problems, the warnings, the result."""
+
+    result: Text
+    exit_code: Integer = Field(alias="exitCode")
+    config: AnyText
+    checks: ListOf(CheckSummary, "checks")  # type: ignore[valid-type]
+    warnings: AnyTextList = Field(default_factory=list)
+    lines: AnyTextList = Field(default_factory=list)
 
 
 class CacheSummary(Written):
