@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("results",),
     ("schema",),  # JSON Schemas generated from the file formats' models (project/, results/)
     ("reports",),
+    ("wiring",),  # what the commands share: the parts, a benchmark's steps, the run folder's files
     ("commands", "github", "cli", "__main__"),
 )
 SIDEWAYS: Mapping[tuple[str, str], str] = {

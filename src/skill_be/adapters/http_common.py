@@ -70,7 +70,7 @@ class HttpAdapter:
         self._ssl: ssl.SSLContext | None = None
         # One client per event loop, kept across calls: its connections stay open between calls, so
         # a run pays one TCP (and TLS) handshake per connection, not one per call. A client belongs
-        # to the loop that made it; a command runs one loop, and `aclose` ends it (commands/assembly.py).
+        # to the loop that made it; a command runs one loop, and `aclose` ends it (wiring/assembly.py).
         self._pool: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
 
     # -- credentials ------------------------------------------------------------------------------

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json as jsonlib
 from pathlib import Path
 
-from skill_be.commands.common import warn
 from skill_be.paths import shown
 from skill_be.project.loader import load_project
 from skill_be.reports.closing import check_json, result_line
+from skill_be.wiring.common import warn
 
 
 def main(config_path: Path, json: bool = False) -> int:

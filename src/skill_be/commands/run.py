@@ -1,6 +1,6 @@
 """`skill-be run`: both arms of every scenario, graded and code-tested, gated, reported and recorded.
 
-The run as named steps (commands/pipeline.py): read and check the project, assemble the parts
+The run as named steps (wiring/pipeline.py): read and check the project, assemble the parts
 (models, grader, code tests), open the run folder, drive the engine over each skill with the run's
 call hook (the response cache) and unit filter (a shard), then the checks and the closing lines."""
 
@@ -12,15 +12,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from skill_be.commands.agent_parts import agent_side
-from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
-from skill_be.commands.common import warn
-from skill_be.commands.interrupted import keep_partial
-from skill_be.commands.pipeline import check_before_calls, drive, finish
-from skill_be.commands.run_files import RunFiles, base_of
-from skill_be.commands.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
-from skill_be.commands.trigger_setup import trigger_runs
-from skill_be.commands.versus import Versus, merged_extras, versus
 from skill_be.engine.arms import DEFAULT_ARMS
 from skill_be.engine.runner import Settings
 from skill_be.errors import UsageError
@@ -33,6 +24,15 @@ from skill_be.reports.markdown import Header
 from skill_be.results.git_files import Base
 from skill_be.results.result_file import ResultEntry
 from skill_be.results.run_dir import RunDir
+from skill_be.wiring.agent_parts import agent_side
+from skill_be.wiring.assembly import Parts, assemble, engine_settings, interruptible
+from skill_be.wiring.common import warn
+from skill_be.wiring.interrupted import keep_partial
+from skill_be.wiring.pipeline import check_before_calls, drive, finish
+from skill_be.wiring.run_files import RunFiles, base_of
+from skill_be.wiring.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
+from skill_be.wiring.trigger_setup import trigger_runs
+from skill_be.wiring.versus import Versus, merged_extras, versus
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Options:
     dry_run: bool = False
     top_up: bool = False  # --top-up: engine/topup.py
     shard: str | None = None  # --shard K/N: results/shards.py
-    against: str | None = None  # --against REF (or compare.against): the previous arm, commands/versus.py
+    against: str | None = None  # --against REF (or compare.against): the previous arm, wiring/versus.py
     base: str | None = None  # --base REF: compare the result file with REF's (results/with_base.py)
 
 
@@ -81,7 +81,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     concurrency = options.concurrency or config.concurrency
     junit = junit_path(options.junit)
     cache_on = (config.cache or options.cache) and not options.no_cache
-    check_triggers(project, warn)  # commands/trigger_setup.py: trigger evals, checked before any call
+    check_triggers(project, warn)  # wiring/trigger_setup.py: trigger evals, checked before any call
     against = options.against or config.against
     if against and options.shard is not None:
         raise UsageError(
@@ -97,7 +97,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     # hook: issue 20, a folder the run cannot write is exit 2 before the first call
     check_run_folders(config.name, config.results, config.result_file)
     costs = Costs(config)  # a bad pricing section stops the run before any call
-    with versus(project, against) as arm:  # issue 19: the previous arm, commands/versus.py
+    with versus(project, against) as arm:  # issue 19: the previous arm, wiring/versus.py
         return await _benchmark(project, options, settings, concurrency, junit, cache_on, costs, previous, arm, base)
 
 
@@ -142,7 +142,7 @@ async def _benchmark(
         if against is not None:
             print("\n".join(against.plan_lines()), flush=True)
         hook, units = engine_seams(parts, cache, sharding)
-        triggers = trigger_runs(project, parts, settings, options.shard)  # commands/trigger_setup.py
+        triggers = trigger_runs(project, parts, settings, options.shard)  # wiring/trigger_setup.py
 
         async def kept() -> None:  # hook: issue 20, Ctrl-C keeps the answers paid for
             await keep_partial(files, project, header.labels, settings.reps)

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skill_be.checks import run_checks
-from skill_be.commands.common import result_line, warn
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill, load_project
 from skill_be.reports import strings
 from skill_be.results.result_file import ResultFile, read_result_file
 from skill_be.results.staleness import short_of_config, what_changed
+from skill_be.wiring.common import result_line, warn
 
 if TYPE_CHECKING:
     from skill_be.results.compare import Comparison

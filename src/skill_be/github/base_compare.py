@@ -25,7 +25,7 @@ def apply_rules(view: GateView, gate: Any) -> GateView:
     from skill_be.results.gate_rules import MIN_DELTA_PREFIX, rule_outcomes
 
     c = view.comparison
-    # The previous arm's comparison was judged by the run itself (commands/versus.py), and a recorded
+    # The previous arm's comparison was judged by the run itself (wiring/versus.py), and a recorded
     # minDelta reason by the run's engine gate: neither is decided twice.
     changes = dict(c.skills) if c is not None and not c.decided else {}
     effects: dict[str, Interval | None] = {}

@@ -135,7 +135,7 @@ class Config(NamedTuple):
     pricing: Mapping[str, Price] = MappingProxyType({})  # model id -> prices (validated by the config model)
     neighbours: tuple[Path, ...] | None = None  # trigger evals; None: every other skill of the project
     trigger_turns: int = DEFAULT_TRIGGER_TURNS
-    against: str | None = None  # compare.against: the previous arm's commit (commands/versus.py)
+    against: str | None = None  # compare.against: the previous arm's commit (wiring/versus.py)
     grader_template: str = "code"  # grader.template (issue 20): code (the reference's rules) | generic
 
 

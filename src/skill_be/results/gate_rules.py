@@ -13,7 +13,7 @@
   comparable (the eval or its criteria changed) never count.
 
 Pure functions on constructed tables: the action applies them to the comparison it builds
-(github/base_compare.py) and `run --against` to its previous arm's (commands/versus.py). gate.minDelta
+(github/base_compare.py) and `run --against` to its previous arm's (wiring/versus.py). gate.minDelta
 is decided by the engine's gate (engine/gate.py `min_delta_reason`, re-exported here) on the run's
 own overall interval; the action applies it again to the recorded counts only when the recorded
 verdict has no minDelta reason yet.

@@ -258,7 +258,7 @@ class SkillSummary(Written):
     previous: MapOf(Any) | None = Field(  # type: ignore[valid-type]
         None, description="run --against: the change against the previous version, overall and per line"
     )
-    interrupted: Flag | None = None  # Ctrl-C: the answers so far (commands/interrupted.py)
+    interrupted: Flag | None = None  # Ctrl-C: the answers so far (wiring/interrupted.py)
 
 
 class ProblemSummary(Written):
@@ -318,7 +318,7 @@ class SummaryModel(Written):
     code_tests: Meta | None = Field(None, alias="codeTests")
     cache: CacheSummary | None = None
     shard: ShardSummary | None = None
-    interrupted: Flag | None = None  # Ctrl-C: some skills unfinished (commands/interrupted.py)
+    interrupted: Flag | None = None  # Ctrl-C: some skills unfinished (wiring/interrupted.py)
     skills: MapOf(SkillSummary)  # type: ignore[valid-type]
     checks: ListOf(CheckSummary, "checks") | None = None  # type: ignore[valid-type]
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from tests.unit.project.projectdir import ProjectDir, judge
 
-from skill_be.commands.assembly import engine_settings
 from skill_be.engine.prompts import DEFAULT_GRADER_RULES, GENERIC_GRADER_RULES, grader_prompt
 from skill_be.errors import ConfigError
 from skill_be.project.config import load_config
 from skill_be.project.loader import load_project
+from skill_be.wiring.assembly import engine_settings
 
 
 def with_template(tmp_path: Path, line: str) -> ProjectDir:

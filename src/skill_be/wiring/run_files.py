@@ -86,7 +86,7 @@ class RunFiles:
         self.html = HtmlInputs() if html else None
         self.summaries: dict[str, object] = {}
         self.reports: list[Path] = []
-        # commands/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
+        # wiring/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
         self.extras: Extras = extras or (lambda run: ([], {}))
         self.errored: dict[str, Health] = {}  # issue 20: skills whose verdict is ERROR (engine/health.py)
         self.result_written = False  # issue 20: whether this run wrote the result file

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 from skill_be.adapters.credentials import Redactor, api_key
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, check_unique, labels
-from skill_be.commands.common import warn
 from skill_be.engine.arms import DEFAULT_ARMS, Arm
 from skill_be.engine.calls import LIVE, CallHook
 from skill_be.engine.limiter import PriorityLimiter
@@ -24,6 +23,7 @@ from skill_be.engine.runner import CodeTests, Engine, Listener, Model, Settings,
 from skill_be.errors import Interrupted
 from skill_be.project.config import AdapterEntry, Config
 from skill_be.project.loader import Project
+from skill_be.wiring.common import warn
 
 if TYPE_CHECKING:
     from skill_be.engine.agent import AgentSide

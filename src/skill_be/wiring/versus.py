@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from skill_be.commands.run_files import Extras
 from skill_be.engine.arms import DEFAULT_ARMS, Arm, Then, previous_arm
 from skill_be.engine.gate import with_rules
 from skill_be.engine.prompts import PREVIOUS
@@ -35,6 +34,7 @@ from skill_be.results.gate_rules import previous_rule
 from skill_be.results.git_files import GitError
 from skill_be.results.previous import ABSENT, UNCHANGED, Previous, materialise
 from skill_be.results.previous_compare import comparable, previous_change
+from skill_be.wiring.run_files import Extras
 
 
 class Versus:

@@ -12,9 +12,6 @@ from pathlib import Path
 from skill_be.adapters.base import AdapterStartError
 from skill_be.adapters.credentials import Redactor
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, labels
-from skill_be.commands.assembly import Parts, build_models, preflight
-from skill_be.commands.common import warn
-from skill_be.commands.run_files import Extras
 from skill_be.engine.cache import CachedCalls
 from skill_be.engine.calls import CallHook
 from skill_be.engine.pricing import Caller, PlanCount, dry_run_lines, plan_skill, skill_costs
@@ -28,6 +25,9 @@ from skill_be.project.loader import Project
 from skill_be.results.atomic import write_atomic
 from skill_be.results.response_cache import ResponseCache, cache_folder
 from skill_be.results.shards import ShardWriter, assign, in_shard, parse_shard, plan_id, units
+from skill_be.wiring.assembly import Parts, build_models, preflight
+from skill_be.wiring.common import warn
+from skill_be.wiring.run_files import Extras
 
 
 def prices_of(config: Config) -> dict[str, Price]:
@@ -165,7 +165,7 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: s
     most_reps = config.gate.top_up_reps
     most = (most_reps, plans(most_reps)) if settings.top_up and most_reps > settings.reps else None
     lines = dry_run_lines(plans(settings.reps), prices, model_ids(config), cache_on, most)
-    lines += trigger_dry_run(project, settings, callers, cache, prices, shard)  # commands/trigger_setup.py
+    lines += trigger_dry_run(project, settings, callers, cache, prices, shard)  # wiring/trigger_setup.py
     print("\n".join(lines), flush=True)
     return 0
 
@@ -178,8 +178,8 @@ def trigger_dry_run(
     prices: dict[str, Price],
     shard: str | None,
 ) -> list[str]:
-    from skill_be.commands.trigger_setup import dry_run_lines as trigger_lines
-    from skill_be.commands.trigger_setup import shard_of
+    from skill_be.wiring.trigger_setup import dry_run_lines as trigger_lines
+    from skill_be.wiring.trigger_setup import shard_of
 
     only = shard_of(project, [c.label for c in callers], settings.reps, parse_shard(shard)) if shard else None
     return trigger_lines(project, settings.reps, callers, cache, prices, model_ids(project.config), only)  # type: ignore[arg-type]

@@ -12,11 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skill_be.checks import CheckOutcome, run_checks, validate_checks
-from skill_be.commands.agent_parts import check_agents
-from skill_be.commands.assembly import Parts
-from skill_be.commands.common import warn
-from skill_be.commands.run_files import RunFiles
-from skill_be.commands.scale import write_junit, written_with
 from skill_be.engine.arms import DEFAULT_ARMS, Arm
 from skill_be.engine.calls import CallHook
 from skill_be.engine.gate import ScenarioLines
@@ -29,10 +24,15 @@ from skill_be.project.loader import Project, Skill
 from skill_be.reports.errors import closing_lines
 from skill_be.reports.progress import Progress
 from skill_be.results.result_file import ResultEntry, read_result_file
+from skill_be.wiring.agent_parts import check_agents
+from skill_be.wiring.assembly import Parts
+from skill_be.wiring.common import warn
+from skill_be.wiring.run_files import RunFiles
+from skill_be.wiring.scale import write_junit, written_with
 
 if TYPE_CHECKING:
-    from skill_be.commands.trigger_setup import TriggerRuns
     from skill_be.engine.agent import AgentSide
+    from skill_be.wiring.trigger_setup import TriggerRuns
 
 
 def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
@@ -40,7 +40,7 @@ def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
     setting that cannot work. Hint-word warnings print here too. Returns the result file's entries."""
     previous = read_result_file(project.config.result_file)
     validate_checks(project, warn)
-    check_agents(project)  # issue 17: agent scenarios need agent CLIs (commands/agent_parts.py)
+    check_agents(project)  # issue 17: agent scenarios need agent CLIs (wiring/agent_parts.py)
     if any(sc.attachments for s in project.skills for sc in s.evals.scenarios):
         from skill_be.project.attachments import first_refusal
 
@@ -81,8 +81,8 @@ async def benchmark(
     judge: Callable[[SkillRun], SkillRun] | None = None,
 ) -> None:
     """Every skill at once under the engine's one limit; each skill's files as soon as it finishes.
-    `triggers` runs each skill's trigger calls beside its scenarios (commands/trigger_setup.py);
-    `judge` adds what decides beyond the run's arms (the previous arm, commands/versus.py)."""
+    `triggers` runs each skill's trigger calls beside its scenarios (wiring/trigger_setup.py);
+    `judge` adds what decides beyond the run's arms (the previous arm, wiring/versus.py)."""
     fingerprints = {s.name: project.fingerprint(s) for s in project.skills}
 
     async def one(i: int, skill: Skill) -> None:
