@@ -50,6 +50,8 @@ class ResultEntry(NamedTuple):
     reasons: tuple[str, ...]
     models: tuple[str, ...]
     grader: str
+    # the reasons as data (engine/reasons.py, reports/gate.py recorded_reasons); None in older files
+    why: tuple[Mapping[str, str], ...] | None = None
     scores: tuple[Score, ...] | None = None  # None: not recorded (the Node tool's files); verify ignores it
     gate: Mapping[str, object] | None = None  # the rule and levels that decided (engine.gate.Levels.to_json)
     triggers: Mapping[str, object] | None = None  # trigger evals' scores (results/triggers.py), no calls
@@ -66,6 +68,8 @@ class ResultEntry(NamedTuple):
             "models": list(self.models),
             "grader": self.grader,
         }
+        if self.why is not None:
+            doc["why"] = [dict(w) for w in self.why]
         if self.scores is not None:
             doc["scores"] = [s.to_json() for s in self.scores]
         if self.gate is not None:
@@ -136,6 +140,7 @@ _ENTRY_KEYS = (
     "fingerprint",
     "ready",
     "reasons",
+    "why",
     "models",
     "grader",
     "scores",
@@ -190,6 +195,7 @@ def _entry(e: Mapping[str, Any]) -> ResultEntry:
         reasons=tuple(e["reasons"]),
         models=tuple(e["models"]),
         grader=e["grader"],
+        why=None if e.get("why") is None else tuple(e["why"]),
         scores=None if scores is None else tuple(_score(x) for x in scores),
         gate=e.get("gate"),
         triggers=e.get("triggers"),
