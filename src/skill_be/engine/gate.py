@@ -263,15 +263,47 @@ class Gate:
 
 
 @dataclass(frozen=True)
+class ShortOfMinDelta:
+    """gate.minDelta: the skill's overall effect over no skill falls short of `min_delta` points (its
+    estimate under `strict`, its 95% lower bound under `evidence`); `effect` None: no scored line."""
+
+    min_delta: float
+    effect: Interval | None
+    rule: str
+
+
+@dataclass(frozen=True)
+class WorseThanPrevious:
+    """gate.previous: a critical line (strict: its with-skill counts at `against` and now) or a critical
+    scenario (evidence, `line` None: its mean change's 95% interval, below 0) worse than at `against`."""
+
+    scenario: str
+    model: str
+    against: str  # "the base", or the version compared with (run --against)
+    line: str | None = None
+    base: tuple[int, int] | None = None  # (passed, total) at `against`
+    head: tuple[int, int] | None = None
+    interval: Interval | None = None
+
+
+RuleReason = ShortOfMinDelta | WorseThanPrevious
+
+
+def rule_key(reason: RuleReason) -> str:
+    """The config key whose rule gave the reason."""
+    return "gate.minDelta" if isinstance(reason, ShortOfMinDelta) else "gate.previous"
+
+
+@dataclass(frozen=True)
 class Rules:
     """The gate rules beyond the two arms' lines: gate.minDelta (here) and gate.previous (the previous
     arm's comparison, results/gate_rules.py). Blocks turn the verdict NOT READY; warnings only show."""
 
-    blocks: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
+    blocks: tuple[RuleReason, ...] = ()
+    warnings: tuple[RuleReason, ...] = ()
 
 
-def with_rules(gate: Gate, blocks: Sequence[str] = (), warnings: Sequence[str] = ()) -> Gate:
+def with_rules(gate: Gate, blocks: Sequence[RuleReason] = (), warnings: Sequence[RuleReason] = ()) -> Gate:
     """The gate with more rule reasons: any block makes it NOT READY."""
     if not blocks and not warnings:
         return gate
@@ -285,20 +317,14 @@ def signed_pp(x: float) -> str:
     return f"+{v}" if v >= 0 else str(v)
 
 
-def min_delta_reason(effect: Interval | None, min_delta: float | None, rule: str) -> str | None:
-    """gate.minDelta: the blocking reason when the skill's overall effect over no skill falls short of
+def short_of_min_delta(effect: Interval | None, min_delta: float | None, rule: str) -> ShortOfMinDelta | None:
+    """gate.minDelta: the block when the skill's overall effect over no skill falls short of
     `min_delta` points (its estimate under `strict`, its 95% lower bound under `evidence`), else None."""
     if min_delta is None:
         return None
-    if effect is None:
-        return f"min delta: no scored line to measure the overall effect against {min_delta:g}pp"
-    value, what = (effect.low, "its 95% lower bound") if rule == "evidence" else (effect.estimate, "it")
-    if value * 100 >= min_delta:
+    if effect is not None and (effect.low if rule == "evidence" else effect.estimate) * 100 >= min_delta:
         return None
-    return (
-        f"min delta: the overall effect over no skill is {signed_pp(effect.estimate)}pp "
-        f"({signed_pp(effect.low)} to {signed_pp(effect.high)}); {what} must reach {min_delta:g}pp (gate.minDelta)"
-    )
+    return ShortOfMinDelta(min_delta, effect, rule)
 
 
 def effects(
@@ -369,7 +395,7 @@ def decide(
         gate = _evidence(scores, scenarios, models, errors, has_tests, config, fx, samples or {}, looks, look, earlier)
     else:
         gate = _strict(scores, scenarios, models, errors, has_tests, config, fx)
-    short = min_delta_reason(fx.overall if fx is not None else None, config.min_delta, config.rule)
+    short = short_of_min_delta(fx.overall if fx is not None else None, config.min_delta, config.rule)
     gate = with_rules(gate, [short] if short else [])
     ungraded = tuple(sc.id for sc in scenarios if not sc.graded)
     if not ungraded:

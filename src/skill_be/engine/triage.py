@@ -26,10 +26,11 @@ class Failure:
     model: str
     line: str  # the criterion, or "[test] <name>"
     why: str  # "universal 0%", "regression" or "below 80%"
+    kind: str = "criterion"  # criterion | test (engine/gate.py LineScore.kind)
 
     @property
     def is_test(self) -> bool:
-        return self.line.startswith(TEST_PREFIX)
+        return self.kind == "test"
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,7 @@ def _line(x: Mapping[str, Any]) -> LineChange:
         interval=interval,
         reps_to_decide=reps_to_decide_line(base, head) if base is not None and interval is not None else None,
         why=str(x.get("why", "")),
+        kind="test" if x.get("kind") == "test" else "criterion",
     )
 
 

@@ -73,11 +73,10 @@ BLOCKED_NOT_GRADED = (
 )
 REASON_NOT_GRADED = NOT_GRADED + ": no scenario has a line to grade ({scenarios})"
 
-# The gate's reasons as the result file and summary.json keep them (reports/gate.py writes them); the
-# action finds a reason's scenario by its prefix (github/gather.py), so both use these.
+# The gate's reasons as the result file and summary.json keep them (reports/gate.py writes them); readers
+# find what a reason is about from its data beside them (`why`), never from these words.
 REASON_ZERO = 'universal 0%: {scenario} — "{line}"'
 REASON_REGRESSION = 'regression: {scenario} / {model} — "{line}": {baseline}% → {with_skill}% ({delta}pp)'
-SCENARIO_REASON_PREFIXES = ("universal 0%: {scenario} — ", "regression: {scenario} / ")
 
 # The gate's words and the closing Result line, for every report and command that says them.
 READY = "READY"

@@ -14,7 +14,7 @@ from skill_be.engine.observations import Grading, Output
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, REPS_CAP, Interval
 from skill_be.engine.verdicts import reasoning
-from skill_be.reports.gate import gate_reasons
+from skill_be.reports.gate import gate_reasons, recorded_reasons
 from skill_be.results.triggers import triggers_json
 
 SCHEMA_VERSION = 1
@@ -97,6 +97,7 @@ def skill_summary(
     return {
         "ready": g.ready,
         "reasons": gate_reasons(g),
+        "why": recorded_reasons(g),
         "errors": run.errors,
         "seconds": round(run.seconds, 3),
         "fingerprint": fingerprint,

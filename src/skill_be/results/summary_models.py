@@ -241,9 +241,20 @@ class CallCounts(Written):
     cached: Count
 
 
+class WhyRecord(Written):
+    """One blocking reason as data (engine/reasons.py `Reason`), beside its words in `reasons`."""
+
+    kind: Text = Field(description="errors, zero, regression, inconclusive, not-graded, triggers, min-delta, previous")
+    source: Text = Field(description="the config key (or part) that decided it")
+    scenario: AnyText | None = None
+    model: AnyText | None = None
+    line: AnyText | None = None
+
+
 class SkillSummary(Written):
     ready: Flag
     reasons: AnyTextList
+    why: ListOf(WhyRecord, "why") | None = None  # type: ignore[valid-type]  # the reasons as data, same order
     errors: Count
     seconds: Real
     fingerprint: Text

@@ -14,7 +14,7 @@ from skill_be.engine.runner import SkillRun
 from skill_be.errors import UsageError
 from skill_be.project.loader import Project
 from skill_be.reports.errors import error_report, health_keys
-from skill_be.reports.gate import gate_reasons
+from skill_be.reports.gate import gate_reasons, recorded_reasons
 from skill_be.reports.markdown import Header, skill_report
 from skill_be.reports.summary import run_summary, skill_summary
 from skill_be.results.result_file import ResultEntry, scores_of, write_result_file
@@ -116,7 +116,7 @@ class RunFiles:
         name = run.skill.name
         extra_lines, extra_keys = self.extras(run)
         report = skill_report(run, self.header, extra_lines)
-        health = skill_health(run.outputs, self.header.labels, self.project.config.gate)  # hook: issue 20
+        health = skill_health(run.outputs, self.header.labels, self.project.config.gate, run.gate)
         if health.error:
             report = error_report(report, health)
         self.reports.append(self.run_dir.write_report(name, report))
@@ -136,6 +136,7 @@ class RunFiles:
             fingerprint=fingerprint,
             ready=run.gate.ready,
             reasons=tuple(gate_reasons(run.gate)),
+            why=tuple(recorded_reasons(run.gate)),
             models=tuple(self.header.labels),
             grader=self.header.grader,
             scores=scores_of(run),
