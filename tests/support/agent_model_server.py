@@ -184,7 +184,8 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     cli = cli_of(tools)
     system = system_text(req)
     skill = str(script.get("skill") or "")
-    offered = bool(skill) and skill in system
+    # Codex's own prompt holds common words ("greetings"): there a skill is offered when its skill list has it.
+    offered = bool(skill) and (codex_location(system, skill) is not None if cli == "codex" else skill in system)
     step = tool_steps_so_far(req)
     base = {"cli": cli, "offered": offered, "step": step}
     if not tools:  # a side call (opencode's title, ...): not the agent's turn
