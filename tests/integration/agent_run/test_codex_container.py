@@ -22,15 +22,6 @@ from skill_be.agents.workspace import git_repo
 __all__ = ["box", "server", "tls"]  # the fixtures, shared with the other CLIs' container tests
 
 
-class TrustingRelay(Trusting):
-    """Trusting, and the relay (python3, which makes the https request when a relay stands in front of
-    the provider) trusts the test's certificate too."""
-
-    def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
-        launch = super().prepare(setup, workspace, home)
-        return replace(launch, env={**launch.env, "SSL_CERT_FILE": str(home / "test-ca.pem")})
-
-
 def codex_setup(base_url: str, skills: tuple[Any, ...], max_turns: int = 8) -> AgentSetup:
     ep = ModelEndpoint("agent-mock", "openai", base_url + "/v1", KEY)
     return AgentSetup(
@@ -43,7 +34,7 @@ def test_codex_acts_in_its_container_with_and_without_the_skill(
 ) -> None:
     server.agent(skill="greet", load="offered", write={"path": "out.txt", "content": "hello team"},
                  command="echo ran > ran.txt", final="DONE")  # fmt: skip
-    agent = TrustingRelay(driver("codex", path=IMAGE_PATH), tls[1])
+    agent = Trusting(driver("codex", path=IMAGE_PATH), tls[1])
     files = git_repo({"README.md": b"# team\n"})
     for arm, skills, url in (("with-skill", (SKILL,), server.base_url), ("baseline", (), tls[0])):
         server.reset()
@@ -73,14 +64,14 @@ def test_a_looping_model_ends_at_max_turns_in_the_container(
 ) -> None:
     server.reset()
     server.agent(skill="greet", forever=True)
-    agent = TrustingRelay(driver("codex", path=IMAGE_PATH), tls[1])
+    agent = Trusting(driver("codex", path=IMAGE_PATH), tls[1])
     s = codex_setup(server.base_url, (), max_turns=2)
     run = box.run_agent(agent, s, git_repo({"README.md": b"x\n"}))
     assert agent.parse(run.stdout, s).error == LIMIT_ERROR.format(max=2, next=3), run.stderr[-2000:]
     assert len([e for e in server.agent_log() if e["cli"] == "codex"]) == 2
 
 
-class OwnSandbox(TrustingRelay):
+class OwnSandbox(Trusting):
     """The control: Codex's own sandbox on (`-s workspace-write`), as it runs outside skill-be."""
 
     def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
