@@ -140,14 +140,16 @@ def box(client: Any, server: Any, tls: tuple[str, bytes]) -> Iterator[DockerBox]
 
 class Trusting:
     """A driver whose CLI trusts the test's certificate, as a user behind a TLS-intercepting proxy
-    would make it (Node and Bun, which runs opencode and Claude Code, read NODE_EXTRA_CA_CERTS)."""
+    would make it (Node and Bun, which runs opencode and Claude Code, read NODE_EXTRA_CA_CERTS; skill-be's
+    turn-limit relay, python3, which makes the https request for opencode and Codex, reads SSL_CERT_FILE)."""
 
     def __init__(self, inner: AgentDriver, cert: bytes) -> None:
         self.inner, self.cert, self.name, self.trigger_tools = inner, cert, inner.name, inner.trigger_tools
 
     def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
         launch = self.inner.prepare(setup, workspace, home)
-        env = {**launch.env, "NODE_EXTRA_CA_CERTS": str(home / "test-ca.pem")}
+        ca = str(home / "test-ca.pem")
+        env = {**launch.env, "NODE_EXTRA_CA_CERTS": ca, "SSL_CERT_FILE": ca}
         return replace(launch, env=env, files={**launch.files, home / "test-ca.pem": self.cert})
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:

@@ -9,14 +9,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_harness import CLIS, PARENT_MARKERS, SKILL, bodies, git_workspace, plant_parent, run_agent, setup_for, skill
+from agent_harness import (
+    ALL_CLIS,
+    CLIS,
+    PARENT_MARKERS,
+    SKILL,
+    bodies,
+    git_workspace,
+    plant_parent,
+    run_agent,
+    setup_for,
+    skill,
+)
 
 # The CLI's own tool names: the load (Claude and opencode have a skill tool; pi reads SKILL.md).
 LOAD = {"claude": "Skill", "pi": "read", "opencode": "skill"}
 READ = {"claude": "Read", "pi": "read", "opencode": "read"}
 WRITE = {"claude": "Write", "pi": "write", "opencode": "write"}
-SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash"}
+SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash", "codex": "exec_command"}
 NEIGHBOUR = "iso-dates"
+from skill_be.agents.drivers.limit import LIMIT_ERROR  # noqa: E402
+
 WORKSPACE_SKILLS = {
     f"{d}/skills/ws-{n}/SKILL.md": f"---\nname: ws-{n}\ndescription: MARKER-workspace-skill\n---\nx\n"
     for d, n in ((".claude", "claude"), (".agents", "agents"), (".pi", "pi"))
@@ -116,16 +129,38 @@ def test_a_neighbour_loaded_is_recorded_by_name_and_naming_a_skill_is_not_a_load
     assert {b.get("max_tokens") or b.get("max_completion_tokens") for b in agent_calls} == {321}
 
 
-@pytest.mark.parametrize("cli", CLIS)
-def test_a_run_that_goes_on_ends_at_the_turn_limit_as_an_error(agent_server: Any, tmp_path: Path, cli: str) -> None:
+@pytest.mark.parametrize("cli", ALL_CLIS)
+@pytest.mark.parametrize("max_turns", [1, 3])
+def test_a_run_that_goes_on_ends_at_the_turn_limit_as_an_error_after_exactly_max_turns_model_calls(
+    agent_server: Any, tmp_path: Path, cli: str, max_turns: int
+) -> None:
+    """maxTurns means model calls for every CLI: the agent's conversation gets exactly that many answers
+    and the run ends as an error worded the same for all."""
     agent_server.reset()
     agent_server.agent(skill=SKILL, forever=True)
     ws = git_workspace(tmp_path / "ws", {})
-    run = run_agent(agent_server, cli, setup_for(agent_server, cli, max_turns=3), ws, tmp_path / "home", timeout=60)
+    setup = setup_for(agent_server, cli, max_turns=max_turns)
+    run = run_agent(agent_server, cli, setup, ws, tmp_path / "home", timeout=60)
     t = run.transcript
-    assert t.error is not None and "turn limit" in t.error, (t.error, run.stdout[-1500:], run.stderr[-1500:])
-    assert 3 <= t.turns <= 4
-    assert len(agent_server.model_calls()) <= 5
+    assert t.error == LIMIT_ERROR.format(max=max_turns, next=max_turns + 1), (t.error, run.stdout[-1500:],
+                                                                              run.stderr[-1500:])  # fmt: skip
+    turns = [e for e in agent_server.agent_log() if e["cli"] == cli]
+    assert len(turns) == max_turns  # answered: the one past the limit never reached the model
+    assert t.turns == max_turns
+    assert [c.name for c in t.tool_calls] == [SHELL[cli]] * max_turns
+
+
+@pytest.mark.parametrize("cli", ALL_CLIS)
+def test_the_control_a_run_that_finishes_under_the_limit_is_no_error(
+    agent_server: Any, tmp_path: Path, cli: str
+) -> None:
+    agent_server.reset()
+    agent_server.agent(skill=SKILL, load="never", command="echo one > one.txt", final="FINISHED")
+    ws = git_workspace(tmp_path / "ws", {})
+    run = run_agent(agent_server, cli, setup_for(agent_server, cli, max_turns=2), ws, tmp_path / "home", timeout=60)
+    assert run.transcript.error is None, (run.transcript.error, run.stderr[-1500:])
+    assert run.transcript.final_message == "FINISHED" and (ws / "one.txt").read_text() == "one\n"
+    assert len([e for e in agent_server.agent_log() if e["cli"] == cli]) == 2
 
 
 @pytest.mark.parametrize("cli", CLIS)
