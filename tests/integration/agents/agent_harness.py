@@ -25,11 +25,12 @@ sys.path.insert(0, str(SUPPORT))
 import agent_model_server as ams  # noqa: E402  (the folder is put on sys.path just above)
 
 IN_NETNS = os.geteuid() == 0  # unshare -n needs root; as root every run is offline but for loopback
-CLIS = ("claude", "pi", "opencode")
+CLIS = ("claude", "pi", "opencode", "copilot")
 KEY = "sk-agent-test-key"
 SKILL = "tidy-logs"
-# Which wire format each CLI is pointed at in these tests (pi and opencode speak the OpenAI one here).
-PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai"}
+# Which wire format each CLI is pointed at in these tests (pi, opencode and Copilot CLI speak the
+# OpenAI one here).
+PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai", "copilot": "openai"}
 
 
 def cli_bin_dir() -> list[str]:

@@ -19,6 +19,7 @@ DRIVERS: Mapping[str, str] = {
     "claude-cli": "skill_be.agents.drivers.claude",
     "pi-cli": "skill_be.agents.drivers.pi",
     "opencode-cli": "skill_be.agents.drivers.opencode",
+    "copilot-cli": "skill_be.agents.drivers.copilot",
 }
 
 
