@@ -25,6 +25,7 @@ the request alone, so one server serves many runs at once:
      "cwd": null}                 the workspace as the CLI sees it; null: read from the system prompt
 
 How a load looks is the CLI's own: Claude Code `Skill {"skill": name}`, opencode `skill {"name": name}`,
+Copilot CLI `skill {"skill": name}` (its write tool is `create {path, file_text}`, its read `view`),
 pi `read {"path": <location>}` with the location from its `<available_skills>` block, Codex (no skill
 tool, no file tools) `exec_command {"cmd": "cat <path>"}` with the path from its `<skills_instructions>`
 (a skill root and a path under it); Codex reads, writes and runs everything through `exec_command`. Which CLI is
@@ -130,6 +131,8 @@ def cli_of(tools: dict[str, dict[str, Any]]) -> str:
         return "codex"
     if "Skill" in tools or "Bash" in tools:
         return "claude"
+    if "view" in tools or "skill" in tools.get("skill", {}).get("properties", {}):
+        return "copilot"
     if "skill" in tools or any("filePath" in t["properties"] for t in tools.values()):
         return "opencode"
     return "pi"
@@ -213,15 +216,18 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
             return {**base, "kind": "tool", "name": "Skill", "input": {"skill": arg}}
         if cli == "opencode":
             return {**base, "kind": "tool", "name": "skill", "input": {"name": arg}}
+        if cli == "copilot":
+            return {**base, "kind": "tool", "name": "skill", "input": {"skill": arg}}
         location = pi_location(system, arg)
         found = _tool(tools, "read")
         return {**base, "kind": "tool", "name": found[0] if found else "read", "input": {"path": location}}
     if kind == "read":
-        name, spec = _tool(tools, "Read", "read") or ("read", {"properties": {}})
+        name, spec = _tool(tools, "Read", "read", "view") or ("read", {"properties": {}})
         return {**base, "kind": "tool", "name": name, "input": {_path_key(spec["properties"]): absolute(arg)}}
     if kind == "write":
-        name, spec = _tool(tools, "Write", "write") or ("write", {"properties": {}})
-        args = {_path_key(spec["properties"]): absolute(arg["path"]), "content": arg["content"]}
+        name, spec = _tool(tools, "Write", "write", "create") or ("write", {"properties": {}})
+        content_key = "file_text" if "file_text" in spec["properties"] else "content"
+        args = {_path_key(spec["properties"]): absolute(arg["path"]), content_key: arg["content"]}
         return {**base, "kind": "tool", "name": name, "input": args}
     return {**base, **_bash(tools, str(arg))}
 

@@ -19,6 +19,7 @@ BUILTINS: Mapping[str, str] = {
     "pi-cli": "skill_be.adapters.pi_cli",
     "opencode-cli": "skill_be.adapters.opencode_cli",
     "codex-cli": "skill_be.adapters.codex_cli",
+    "copilot-cli": "skill_be.adapters.copilot_cli",
     "anthropic": "skill_be.adapters.anthropic_api",
     "openai": "skill_be.adapters.openai_api",
 }

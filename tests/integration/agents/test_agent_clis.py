@@ -5,6 +5,7 @@ controls at the end switch one protection off and show the leak it stops."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +24,12 @@ from agent_harness import (
 )
 
 # The CLI's own tool names: the load (Claude and opencode have a skill tool; pi reads SKILL.md).
-LOAD = {"claude": "Skill", "pi": "read", "opencode": "skill"}
-READ = {"claude": "Read", "pi": "read", "opencode": "read"}
-WRITE = {"claude": "Write", "pi": "write", "opencode": "write"}
-SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash", "codex": "exec_command"}
+LOAD = {"claude": "Skill", "pi": "read", "opencode": "skill", "copilot": "skill"}
+READ = {"claude": "Read", "pi": "read", "opencode": "read", "copilot": "view"}
+WRITE = {"claude": "Write", "pi": "write", "opencode": "write", "copilot": "create"}
+SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash", "copilot": "bash", "codex": "exec_command"}
+# Copilot CLI offers its skill tool only when a skill is installed: the baseline has the others.
+SKILL_TOOL_ONLY_WITH_A_SKILL = {"copilot": "skill"}
 NEIGHBOUR = "iso-dates"
 from skill_be.agents.drivers.limit import LIMIT_ERROR  # noqa: E402
 
@@ -35,6 +38,9 @@ WORKSPACE_SKILLS = {
     for d, n in ((".claude", "claude"), (".agents", "agents"), (".pi", "pi"))
 }
 WORK = {"write": {"path": "out/table.md", "content": "| step | ok |\n"}, "command": "echo ran > ran.txt"}
+# Copilot CLI's create tool refuses a file whose folder does not exist yet ("Parent directory does not
+# exist"): its script writes at the top of the workspace.
+WRITTEN = {"copilot": "table.md"}
 
 
 def user_texts(body: dict[str, Any]) -> list[str]:
@@ -64,7 +70,9 @@ def test_the_two_arms_differ_only_by_the_skill_and_a_load_on_turn_2_counts(
     agent_server: Any, tmp_path: Path, cli: str
 ) -> None:
     plant_parent(tmp_path)
-    script = {"skill": SKILL, "load": "after_read", "read": "notes.txt", "final": "ALL DONE", **WORK}
+    written = WRITTEN.get(cli, "out/table.md")
+    work = {**WORK, "write": {"path": written, "content": "| step | ok |\n"}}
+    script = {"skill": SKILL, "load": "after_read", "read": "notes.txt", "final": "ALL DONE", **work}
 
     # With the skill: read a file, load the skill on turn 2, write a file, run a command, answer. This
     # workspace is no git repository and has skill folders of its own: no driver relies on git to
@@ -81,7 +89,8 @@ def test_the_two_arms_differ_only_by_the_skill_and_a_load_on_turn_2_counts(
     assert (first.name, first.turn) == (READ[cli], 1) and "notes.txt" in json.dumps(first.arguments)
     assert "step1 ok" in (first.result or "")
     assert [c.name for c in t.tool_calls[1:]] == [LOAD[cli], WRITE[cli], SHELL[cli]]
-    assert (ws / "out/table.md").read_text() == "| step | ok |\n"
+    assert not any(c.is_error for c in t.tool_calls), [c for c in t.tool_calls if c.is_error]
+    assert (ws / written).read_text() == "| step | ok |\n"
     assert (ws / "ran.txt").read_text() == "ran\n"
     assert t.final_message == "ALL DONE" and t.turns == 5
     assert (t.input_tokens or 0) > 0 and (t.output_tokens or 0) > 0
@@ -102,9 +111,9 @@ def test_the_two_arms_differ_only_by_the_skill_and_a_load_on_turn_2_counts(
     assert base.error is None
     assert base.skills_offered == () and base.skills_loaded == {}
     assert [c.name for c in base.tool_calls] == [READ[cli], WRITE[cli], SHELL[cli]]
-    assert (ws / "out/table.md").is_file()
+    assert (ws / written).is_file()
     assert [e["offered"] for e in agent_server.agent_log()] == [False] * 4
-    assert tool_names(agent_server) == with_tools
+    assert tool_names(agent_server) == with_tools - {SKILL_TOOL_ONLY_WITH_A_SKILL.get(cli, "")}
     assert SKILL not in bodies(agent_server)
 
 
@@ -124,7 +133,9 @@ def test_a_neighbour_loaded_is_recorded_by_name_and_naming_a_skill_is_not_a_load
     agent_calls = [json.loads(r["body"]) for r in agent_server.model_calls() if json.loads(r["body"]).get("tools")]
     assert agent_calls and all(SKILL in json.dumps(b) and NEIGHBOUR in json.dumps(b) for b in agent_calls)
     # The prompt arrives as the user wrote it (pi, which has no `--`, adds one leading space to a "-" prompt).
-    assert any(p.strip() == "-x: fix the dates" for p in user_texts(agent_calls[0]))
+    # Copilot CLI puts a `<current_datetime>` line before it.
+    prompts = [re.sub(r"^<current_datetime>[^<]*</current_datetime>\s*", "", p) for p in user_texts(agent_calls[0])]
+    assert any(p.strip() == "-x: fix the dates" for p in prompts)
     # maxTokens reaches the request, per model response.
     assert {b.get("max_tokens") or b.get("max_completion_tokens") for b in agent_calls} == {321}
 

@@ -1,4 +1,4 @@
-"""Trigger evals on the real agent CLIs (claude 2.1.197, pi, opencode, codex 0.169.0) through agent mode's drivers,
+"""Trigger evals on the real agent CLIs (claude 2.1.197, pi, opencode, codex 0.169.0, copilot) through agent mode's drivers,
 against the scripted agent model (tests/support/agent_model_server.py): the skill and a neighbour
 are offered, a load is observed both ways (this skill, the neighbour), a load on turn 2 after a
 file read counts, and an answer that names the skill without loading it does not.
@@ -37,7 +37,13 @@ FILES = {
     o.name: {"SKILL.md": f"---\nname: {o.name}\ndescription: {o.description}\n---\nBODY of {o.name}\n".encode()}
     for o in OFFERED
 }
-PROVIDER = {"claude-cli": "anthropic", "pi-cli": "openai", "opencode-cli": "openai", "codex-cli": "openai"}
+PROVIDER = {
+    "claude-cli": "anthropic",
+    "pi-cli": "openai",
+    "opencode-cli": "openai",
+    "codex-cli": "openai",
+    "copilot-cli": "openai",
+}
 ONE_WIRE = ("claude-cli", "codex-cli")  # the adapters with no provider setting: each speaks one wire format
 CASES = [  # (the skill the model loads, how), the choice expected
     (("duration", "after_read"), "duration"),  # looks around on turn 1, loads on turn 2

@@ -21,6 +21,7 @@ DRIVERS: Mapping[str, str] = {
     "pi-cli": "skill_be.agents.drivers.pi",
     "opencode-cli": "skill_be.agents.drivers.opencode",
     "codex-cli": "skill_be.agents.drivers.codex",
+    "copilot-cli": "skill_be.agents.drivers.copilot",
 }
 
 
