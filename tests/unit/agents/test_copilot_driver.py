@@ -39,7 +39,9 @@ def test_the_launch_installs_in_the_home_hides_the_rest_and_keeps_the_key_in_the
     assert str(HOME / ".agents" / "skills") not in settings["ignoredSkillsLocations"]
     assert launch.files[HOME / ".skill-be" / "prompt.txt"] == b"-do it"  # on stdin: no option parsing
     assert "--available-tools=view,create,edit,bash,skill" in launch.argv
-    assert launch.argv[launch.argv.index(str(HOME / ".skill-be" / "turn_limit.py")) + 1] == "7"
+    # maxTurns is the relay's (it counts model calls); the wrapper's turn count is one past it, a backstop.
+    assert json.loads(launch.files[HOME / ".skill-be" / "relay.json"])["max"] == 7
+    assert launch.argv[launch.argv.index(str(HOME / ".skill-be" / "turn_limit.py")) + 1] == "8"
     assert launch.env["COPILOT_PROVIDER_MAX_OUTPUT_TOKENS"] == "321"
     assert "COPILOT_PROVIDER_TYPE" not in launch.env
 
@@ -47,7 +49,8 @@ def test_the_launch_installs_in_the_home_hides_the_rest_and_keeps_the_key_in_the
 def test_the_anthropic_wire_and_a_refused_one() -> None:
     launch = driver("copilot").prepare(setup("anthropic"), WS, HOME)
     assert launch.env["COPILOT_PROVIDER_TYPE"] == "anthropic"
-    assert launch.env["COPILOT_PROVIDER_BASE_URL"] == "http://127.0.0.1:9"
+    assert launch.env["COPILOT_PROVIDER_BASE_URL"] == "http://skill-be-relay.invalid"  # the relay's, once it listens
+    assert json.loads(launch.files[HOME / ".skill-be" / "relay.json"])["upstream"] == "http://127.0.0.1:9"
     with pytest.raises(ValueError, match='not "gemini"'):
         driver("copilot").prepare(setup("gemini"), WS, HOME)
 
@@ -108,9 +111,15 @@ def test_errors_the_cli_s_the_wrapper_s_and_an_exit_code() -> None:
     assert d.parse(out, setup()).error == "Failed to get response: 500"
     limit = {
         "type": "error",
-        "error": {"name": "SkillBeTurnLimit", "data": {"message": "turn limit reached (maxTurns 3)"}},
+        "error": {
+            "name": "SkillBeTurnLimit",
+            "data": {"message": "turn limit reached (maxTurns 3: the agent asked for model call 4)"},
+        },
     }
-    assert d.parse(stream(json.dumps(limit)), setup()).error == "turn limit reached (maxTurns 3)"
+    assert (
+        d.parse(stream(json.dumps(limit)), setup()).error
+        == "turn limit reached (maxTurns 3: the agent asked for model call 4)"
+    )
     api = {"type": "error", "error": {"name": "SkillBeApiError", "data": {"message": "429"}}}
     assert "HTTP 429" in (d.parse(stream(json.dumps(api)), setup()).error or "")
     assert d.parse(stream(json.dumps({"type": "result", "exitCode": 1})), setup()).error == (

@@ -161,11 +161,15 @@ def test_opencode_stream_load_and_error_event() -> None:
         {"type": "step_start", "part": {}},
         {"type": "tool_use", "part": {"tool": "skill", "callID": "c1", "state": done}},
         {"type": "step_finish", "part": {"tokens": {"input": 5, "output": 2, "reasoning": 1, "cache": {"read": 1}}}},
-        {"type": "error", "error": {"name": "SkillBeTurnLimit", "data": {"message": "turn limit reached (maxTurns 1)"}}},
+        {"type": "error", "error": {"name": "SkillBeTurnLimit", "data": {"message": "turn limit reached (maxTurns 1: the agent asked for model call 2)"}}},
     )  # fmt: skip
     t = driver("opencode").parse(out, s)
     assert t.skills_loaded == {"other": 1}  # a neighbour's load is recorded by its name
-    assert (t.input_tokens, t.output_tokens, t.error) == (6, 3, "turn limit reached (maxTurns 1)")
+    assert (t.input_tokens, t.output_tokens, t.error) == (
+        6,
+        3,
+        "turn limit reached (maxTurns 1: the agent asked for model call 2)",
+    )
 
 
 def test_the_registry_imports_a_driver_only_when_it_is_named() -> None:

@@ -23,8 +23,11 @@ Tokens are only in the `--usage-output-file` file: a small python3 program (USAG
 CLI and then prints that file as one `skill-be.usage` event on stdout.
 
 Turn limit: Copilot has none in a non-interactive run, and retries a failed model request 5 times
-(about 15 s). The launch runs it under turn_limit.py's wrapper, which ends the run when turn
-`maxTurns + 1` starts (an `assistant.turn_start` event) or at the first `model.call_failure` event.
+(about 15 s). The limit is skill-be's relay (drivers/limit.py, `turn_limit = "relay"`): call
+`maxTurns + 1` never reaches the provider. An `assistant.turn_start` event comes after its request
+is sent, so it cannot hold the limit alone; the launch also runs Copilot under turn_limit.py's
+wrapper, which ends the run at the first `model.call_failure` event (no 15 s of retries) and, as a
+backstop, when turn `maxTurns + 2` starts.
 
 Copilot's own command sandbox (bubblewrap) is off, its default: in skill-be's container it could not
 start (no user namespaces) and the container is the sandbox.
@@ -76,6 +79,7 @@ class CopilotDriver:
     providers: tuple[str, ...] = ("openai", "anthropic")
     # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
     trigger_tools: tuple[str, ...] = ("view",)
+    turn_limit = "relay"  # skill-be's own (drivers/limit.py): Copilot has none
 
     def __init__(
         self, bin: str = "copilot", path: str = DEFAULT_PATH, python: str = "python3", cache: str = ""
@@ -108,7 +112,7 @@ class CopilotDriver:
         if setup.limits.max_tokens is not None:
             env["COPILOT_PROVIDER_MAX_OUTPUT_TOKENS"] = str(setup.limits.max_tokens)
         argv = [self.python, str(ours / "usage.py"), str(ours / "usage.json"),
-                self.python, str(ours / "turn_limit.py"), str(setup.limits.max_turns), TURN_MARKER,
+                self.python, str(ours / "turn_limit.py"), str(setup.limits.max_turns + 1), TURN_MARKER,
                 str(ours / "prompt.txt"), API_ERROR,
                 self.bin, *FLAGS, "--available-tools=" + ",".join(self.tools(setup)),
                 "--usage-output-file", str(ours / "usage.json")]  # fmt: skip

@@ -33,7 +33,7 @@ DEFAULT_UPSTREAM = {"anthropic": "https://api.anthropic.com", "openai": "https:/
                     "gemini": "https://generativelanguage.googleapis.com"}  # fmt: skip
 
 RELAY = r"""# skill-be: count the agent's model calls and stop the one past maxTurns (skill_be/agents/drivers/limit.py).
-import http.client, http.server, json, os, socket, subprocess, sys, threading, urllib.parse
+import http.client, http.server, json, os, signal, socket, subprocess, sys, threading, urllib.parse
 
 spec = json.load(open(sys.argv[1]))
 argv, limit, up = sys.argv[2:], int(spec["max"]), urllib.parse.urlsplit(spec["upstream"])
@@ -64,6 +64,26 @@ def is_turn(method, path, body):
         return bool(json.loads(body).get("tools"))
     except Exception:
         return True  # a body this relay cannot read (compressed): a call all the same
+
+
+def stop(pid):
+    # pid and every process below it: a launcher that starts the real CLI (Copilot's npm loader,
+    # a wrapper) would otherwise go on and keep the output open.
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        try:
+            for task in os.listdir("/proc/%d/task" % p):
+                with open("/proc/%d/task/%s/children" % (p, task)) as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    for p in found:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 class Relay(http.server.BaseHTTPRequestHandler):
@@ -103,7 +123,7 @@ class Relay(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
                 self.close_connection = True
                 if child is not None:
-                    child.kill()
+                    stop(child.pid)
                 return
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP}
         headers["content-length"] = str(len(data))

@@ -71,7 +71,7 @@ for line in child.stdout:
     if marker.encode() in line:
         turns += 1
         if turns > max_turns:
-            end("SkillBeTurnLimit", f"turn limit reached (maxTurns {max_turns})")
+            end("SkillBeTurnLimit", f"turn limit reached (maxTurns {max_turns}: the agent asked for model call {turns})")
             break
     sys.stdout.buffer.write(line)
     sys.stdout.flush()
