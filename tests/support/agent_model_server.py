@@ -22,6 +22,8 @@ the request alone, so one server serves many runs at once:
      "final": "DONE",             the last answer's text
      "mention": "other-skill",    a skill the last answer names (without loading it)
      "forever": false,            true: call the shell tool on every turn and never answer (limit tests)
+     "choose": [["word", "skill"], ...],  trigger evals: the skill is the one of the first word found in
+                                  the prompt (the last user message); no word found: no skill
      "cwd": null}                 the workspace as the CLI sees it; null: read from the system prompt
 
 How a load looks is the CLI's own: Claude Code `Skill {"skill": name}`, opencode `skill {"name": name}`,
@@ -108,6 +110,15 @@ def messages_of(req: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in items if isinstance(m, dict)] if isinstance(items, list) else []
 
 
+def prompt_of(req: dict[str, Any]) -> str:
+    """The user's own words: the text of the last user message, without the blocks a CLI adds to it."""
+    users = [m for m in messages_of(req) if m.get("role") == "user"]
+    content = users[-1].get("content") if users else ""
+    parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    text = "\n".join(str(p.get("text") or "") for p in parts if isinstance(p, dict) and p.get("type") != "tool_result")
+    return re.sub(r"<(system-reminder|environment_context)>.*?</\1>", "", text, flags=re.S)
+
+
 def tool_steps_so_far(req: dict[str, Any]) -> int:
     """How many assistant turns with tool calls the conversation already has (in the Responses format,
     each `function_call` input item is one: this server makes one call per turn)."""
@@ -186,6 +197,9 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     tools = tools_of(req)
     cli = cli_of(tools)
     system = system_text(req)
+    if script.get("choose"):
+        said = prompt_of(req)
+        script = {**script, "skill": next((sk for word, sk in script["choose"] if word in said), None)}
     skill = str(script.get("skill") or "")
     # Codex's own prompt holds common words ("greetings"): there a skill is offered when its skill list has it.
     offered = bool(skill) and (codex_location(system, skill) is not None if cli == "codex" else skill in system)
