@@ -64,6 +64,7 @@ DROPPED_ENV = (
 )  # fmt: skip
 # Copilot's event for a failed model request; group 1 is the HTTP status.
 CALL_FAILURE = re.compile(rb'"type":"model\.call_failure".*?"statusCode":(\d+)')
+FIRST_START_TIMEOUT = 120.0  # seconds: the first `--version` unpacks 235 MB (7-15 s here, more on a busy machine)
 IMAGE_CACHE = "/opt/agent-clis/copilot-cache"  # the image's pre-warmed cache (the Dockerfile's clis stage)
 
 
@@ -128,6 +129,15 @@ class CopilotCliAdapter(CliAdapter):
             self.wire = "anthropic" if self.api == "anthropic-messages" else "openai"
         else:
             self.wire = self.provider
+
+    async def preflight(self) -> None:
+        """`copilot --version` with the shared cache: the first start unpacks Copilot there, once,
+        before any call (so calls that start together do not unpack it side by side)."""
+        cache = cache_dir(self.env.environ)
+        cache.mkdir(parents=True, exist_ok=True)
+        extra = {**FIXED_ENV, "XDG_CACHE_HOME": str(cache)}
+        await self.check_starts(child_env(self.env.environ, extra, DROPPED_ENV), FIRST_START_TIMEOUT)
+        self.key()
 
     def argv(self, exe: str, usage: Path) -> list[str]:
         return [exe, *FLAGS, *NO_TOOLS, "--usage-output-file", str(usage)]

@@ -62,6 +62,7 @@ def test_answer_comes_back_isolated_with_the_key_and_usage(
     assert user.files_holding(user.key) == []
     assert [p for p in user.tmp.iterdir() if p.name.startswith("skill-be-copilot-")] == []
     assert (cache / "copilot" / "copilot" / "pkg").is_dir()  # Copilot unpacked itself into skill-be's cache
+    assert not (user.home / ".cache" / "copilot").exists()  # and not into the user's own, preflight neither
 
 
 def test_control_without_the_isolation_tools_skills_and_home_reach_the_model(

@@ -125,4 +125,4 @@ def test_errors_the_cli_s_the_wrapper_s_and_an_exit_code() -> None:
     assert d.parse(stream(json.dumps({"type": "result", "exitCode": 1})), setup()).error == (
         "Copilot CLI exited with code 1"
     )
-    assert d.parse("", setup()).skills_offered == ()
+    assert d.parse("", setup()).skills_offered is None  # no list seen: not "none offered"

@@ -119,8 +119,7 @@ class CopilotDriver:
         return Launch(argv=argv, env=env, files=files, cwd=workspace)
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
-        t = TranscriptBuilder(setup)
-        t.offered = []
+        t = TranscriptBuilder(setup)  # offered stays None when no session.skills_loaded came
         exit_code = 0
         for event in events(stdout):
             kind = event.get("type")
