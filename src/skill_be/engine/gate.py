@@ -251,6 +251,20 @@ class Levels:
 
 
 @dataclass(frozen=True)
+class ModelRow:
+    """One model's line of the table across models (engine/across.py)."""
+
+    model: str
+    required: bool  # gate.models names it (or names none: every model must hold)
+    baseline: tuple[int, int]  # (passed, counted) over every scored line of every scenario on this model
+    with_skill: tuple[int, int]
+    effect: Interval | None  # the model's effect over no skill (mean over scenarios), 95%; None: nothing scored
+    ready: bool  # the gate decided on this model alone (its trigger checks included)
+    agent_loaded: tuple[int, int] | None = None  # agent scenarios: with-skill runs that loaded the skill, runs
+    trigger_loaded: tuple[int, int] | None = None  # trigger evals: should-trigger calls that loaded it, calls
+
+
+@dataclass(frozen=True)
 class Gate:
     ready: bool
     zero: tuple[tuple[str, str], ...]  # (scenario, line) at 0% with the skill on every model
@@ -272,6 +286,7 @@ class Gate:
     ungraded: tuple[str, ...] = ()
     nothing_graded: bool = False
     zero_seen: tuple[ZeroSeen, ...] = ()  # lines at 0% with the skill on every model that do not block
+    across: tuple[ModelRow, ...] = ()  # several models: a row each (engine/across.py); `ready` rests on the required
 
 
 @dataclass(frozen=True)
@@ -298,11 +313,20 @@ class WorseThanPrevious:
     interval: Interval | None = None
 
 
-RuleReason = ShortOfMinDelta | WorseThanPrevious
+@dataclass(frozen=True)
+class NotHeldOn:
+    """gate.models: a model the skill must hold on, where the gate on that model alone blocks."""
+
+    model: str
+
+
+RuleReason = ShortOfMinDelta | WorseThanPrevious | NotHeldOn
 
 
 def rule_key(reason: RuleReason) -> str:
     """The config key whose rule gave the reason."""
+    if isinstance(reason, NotHeldOn):
+        return "gate.models"
     return "gate.minDelta" if isinstance(reason, ShortOfMinDelta) else "gate.previous"
 
 

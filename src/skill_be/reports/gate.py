@@ -8,6 +8,7 @@ from skill_be.engine.gate import (
     Gate,
     Inconclusive,
     LineScore,
+    NotHeldOn,
     RuleReason,
     ShortOfMinDelta,
     WorseThanPrevious,
@@ -227,7 +228,7 @@ def reason_text(r: Reason) -> str:
         return f"inconclusive: {d.scenario} / {d.model} — {what}: {interval_text(d.interval)}; {decide}"
     if isinstance(d, TriggerCheck):
         return check_line(d)
-    if isinstance(d, (ShortOfMinDelta, WorseThanPrevious)):
+    if isinstance(d, (ShortOfMinDelta, WorseThanPrevious, NotHeldOn)):
         return rule_text(d)
     assert isinstance(d, tuple)  # NOT_GRADED: the scenarios
     return s.REASON_NOT_GRADED.format(scenarios=", ".join(d))
@@ -245,7 +246,9 @@ def _errors_text(e: ErrorCount) -> str:
 
 
 def rule_text(r: RuleReason) -> str:
-    """A gate.minDelta or gate.previous reason in plain words."""
+    """A gate.minDelta, gate.previous or gate.models reason in plain words."""
+    if isinstance(r, NotHeldOn):
+        return s.REASON_MODEL.format(model=r.model)
     if isinstance(r, ShortOfMinDelta):
         if r.effect is None:
             return f"min delta: no scored line to measure the overall effect against {r.min_delta:g}pp"

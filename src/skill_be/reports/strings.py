@@ -82,6 +82,7 @@ BLOCKED_NOT_GRADED = (
     "- **BLOCKED** (" + NOT_GRADED + "): no scenario has a line to grade; add assertions (or criteria) to at "
     "least one scenario: `{scenarios}`"
 )
+REASON_MODEL = "gate.models: the skill must hold on {model}, and the gate on {model} alone blocks"
 REASON_NOT_GRADED = NOT_GRADED + ": no scenario has a line to grade ({scenarios})"
 
 # The gate's reasons as the result file and summary.json keep them (reports/gate.py writes them); readers
