@@ -272,7 +272,7 @@ class AcrossRow(Written):
     baseline: PassCount = Field(description="lines passed and counted over every scenario, without the skill")
     with_skill: PassCount = Field(alias="withSkill")
     effect: IntervalSummary | None = Field(None, description="the model's effect over no skill, 95%, in points")
-    verdict: Text = Field(description="the gate on this model alone: READY or NOT READY (reports/strings.py)")
+    verdict: Text = Field(description="the gate on this model alone, in the words of reports/strings.py")
 
 
 class SkillSummary(Written):
