@@ -18,6 +18,10 @@ HEAD = (
 )
 
 
+def across_head() -> str:
+    return HEAD
+
+
 def across_json(rows: Sequence[ModelRow]) -> list[dict[str, object]]:
     """summary.json's `across`: a row per model (results/summary_models.py AcrossRow)."""
     return [

@@ -62,6 +62,7 @@ def test_every_model_must_hold_by_default_and_the_table_says_where_the_skill_hel
     ]
     assert across[0]["withSkill"] == {"passed": 3, "total": 3} and across[1]["withSkill"] == {"passed": 0, "total": 3}
     assert_html_rows(r, {"m1": "READY", "m2": "NOT READY"})
+    assert_comment_rows(r, {"m1": ("yes", "READY"), "m2": ("yes", "NOT READY")})
 
 
 def test_gate_models_without_the_failing_model_is_ready_and_with_it_not(tmp_path: Path) -> None:
@@ -73,6 +74,7 @@ def test_gate_models_without_the_failing_model_is_ready_and_with_it_not(tmp_path
     assert (rows["m1"][0], rows["m1"][-1]) == ("yes", "READY")
     assert (rows["m2"][0], rows["m2"][-1]) == ("no", "NOT READY")  # reported, not required
     assert "The verdict needs the skill to hold on m1 (gate.models); the others are reported." in report
+    assert_comment_rows(r, {"m1": ("yes", "READY"), "m2": ("no", "NOT READY")})
     assert r.summary()["skills"]["money"]["ready"] is True
     # the control: requiring m2 blocks on it
     r = run(two_models(tmp_path / "b", {"models": ["m1", "m2"]}), "run")
@@ -97,3 +99,19 @@ def assert_html_rows(r: Result, verdicts: dict[str, str]) -> None:
     table = table[: table.index("</table>")]
     found = dict(re.findall(r"<tr><td>([^<]+)</td>.*?<td>(READY|NOT READY)</td></tr>", table, re.S))
     assert found == verdicts
+
+
+def assert_comment_rows(r: Result, want: dict[str, tuple[str, str]]) -> None:
+    """The PR comment and the check run (both render the action's view of summary.json)."""
+    from skill_be.github.gather import skills_from_summary
+    from skill_be.reports import check_run
+    from skill_be.reports.pr_comment import GateView, comment
+    from skill_be.results.summary_file import read_summary
+
+    doc = read_summary(r.run_dir() / "summary.json")
+    view = GateView("run", "pass", "Result: pass", tuple(skills_from_summary(doc, {}, r.root, r.root)))
+    for body in (comment(view), check_run.summary(view)):
+        assert "**money across models**" in body
+        rows = rows_of(body.replace("**money across models**", "### Across models"))
+        assert {m: (cells[0], cells[-1]) for m, cells in rows.items()} == want
+        assert rows["m1"][2:4] == ["0% (0/3)", "100% (3/3)"]
