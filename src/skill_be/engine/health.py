@@ -21,7 +21,7 @@ from skill_be.engine.prompts import ARM_WORDS, ARMS
 from skill_be.engine.reasons import errors_alone_block
 from skill_be.project.config import GateConfig
 
-MODEL, GRADER, TESTS = "model", "grader", "code tests"
+MODEL, GRADER, TESTS, TRIGGERS = "model", "grader", "code tests", "trigger calls"
 
 
 @dataclass(frozen=True)
@@ -101,10 +101,18 @@ def assess(
     faults = [f for fs in per_output for f in fs]
     errored = sum(1 for fs in per_output if fs)
     why, part, lead = _why(outputs, models, per_output, max_share, gate) if on and outputs else ("", None, None)
+    if on and not why and not errored and gate is not None and errors_alone_block(gate):
+        faults = _trigger_faults(gate)  # only trigger calls failed, and nothing measured blocks
+        why = f"{len(faults)} trigger call(s) failed and nothing measured blocks (gate.blockOnErrors)"
     # lead with a fault of the part that failed everything (or of the unit that did), when one did
     first = lead or next((f for f in faults if f.part == part), faults[0] if faults else None)
     count = sum(1 for f in faults if f == first)
     return Health(bool(why), why, first, count, len(faults), errored, len(outputs), part)
+
+
+def _trigger_faults(gate: Gate) -> list[Fault]:
+    seen = gate.trigger.observations if gate.trigger is not None else ()
+    return [Fault(TRIGGERS, o.error) for o in seen if o.error is not None]
 
 
 def _why(

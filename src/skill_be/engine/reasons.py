@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skill_be.engine.gate import Gate, RuleReason, ShortOfMinDelta, WorseThanPrevious, rule_key
+from skill_be.engine.gate import Gate, NotHeldOn, RuleReason, ShortOfMinDelta, WorseThanPrevious, rule_key
 
 # The kinds of reason, as summary.json and the result file record them (`why[].kind`).
 ERRORS = "errors"  # outputs (or trigger calls) that failed: gate.blockOnErrors
@@ -20,7 +20,8 @@ NOT_GRADED = "not-graded"  # no scenario has a line to grade
 TRIGGERS = "triggers"  # a trigger check that blocks (recall, false triggers)
 MIN_DELTA = "min-delta"  # gate.minDelta
 PREVIOUS = "previous"  # gate.previous
-KINDS = (ERRORS, ZERO, REGRESSION, INCONCLUSIVE, NOT_GRADED, TRIGGERS, MIN_DELTA, PREVIOUS)
+MODEL = "model"  # gate.models: a model that must hold, where the gate on it alone blocks
+KINDS = (ERRORS, ZERO, REGRESSION, INCONCLUSIVE, NOT_GRADED, TRIGGERS, MIN_DELTA, PREVIOUS, MODEL)
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ def rule_reason(r: RuleReason) -> Reason:
     """A gate.minDelta or gate.previous decision as a Reason."""
     if isinstance(r, ShortOfMinDelta):
         return Reason(MIN_DELTA, rule_key(r), r)
+    if isinstance(r, NotHeldOn):
+        return Reason(MODEL, rule_key(r), r, model=r.model)
     assert isinstance(r, WorseThanPrevious)
     return Reason(PREVIOUS, rule_key(r), r, r.scenario, r.model, r.line)
 

@@ -18,6 +18,7 @@ from skill_be.reports.pr_comment import CheckView, ModelTable, ProblemView, Row,
 if TYPE_CHECKING:
     from skill_be.results.result_file import ResultFile, Score
     from skill_be.results.summary_models import (
+        AcrossRow,
         CheckSummary,
         GateSummary,
         LineSummary,
@@ -109,6 +110,21 @@ def _blocking_from_gate(gate: GateSummary) -> tuple[tuple[str, str], ...]:
         (r.scenario, f'regression on {r.model}: "{r.line}" {r.baseline}% → {r.with_skill}%') for r in gate.regressions
     ]
     return tuple(out)
+
+
+def _across_of(a: AcrossRow) -> dict[str, Any]:
+    """A row of the table across models as reports/across.py reads it (summary.json's keys)."""
+    loaded = {"agent": a.loaded.agent, "trigger": a.loaded.trigger}
+    effect = None if a.effect is None else {"estimate": a.effect.estimate, "low": a.effect.low, "high": a.effect.high}
+    return {
+        "model": a.model,
+        "required": a.required,
+        "loaded": loaded,
+        "baseline": {"passed": a.baseline.passed, "total": a.baseline.total},
+        "withSkill": {"passed": a.with_skill.passed, "total": a.with_skill.total},
+        "effect": effect,
+        "verdict": a.verdict,
+    }
 
 
 def _why_of(w: WhyRecord) -> dict[str, str]:
@@ -220,6 +236,7 @@ def skills_from_summary(doc: SummaryModel, evals: Mapping[str, Path], workspace:
                 ready=sk.ready,
                 reasons=tuple(sk.reasons),
                 why=tuple(_why_of(w) for w in sk.why or ()),
+                across=tuple(_across_of(a) for a in sk.across or ()),
                 tables=tables_from_summary(sk),
                 blocking=_blocking_from_gate(sk.gate),
                 eval_file=repo_path(str(eval_file), cwd, workspace) if eval_file else None,

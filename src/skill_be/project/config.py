@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -53,6 +53,7 @@ class GateConfig(NamedTuple):
     previous: str = "warn"  # block | warn | off: a critical scenario worse than at the base branch
     max_error_share: float = 0.5  # engine/health.py: more outputs than this share errored is ERROR
     error_verdict: bool = True  # False: the reference's behaviour, errors block (NOT READY), never ERROR
+    models: tuple[str, ...] = ()  # gate.models: the model labels that must hold; () every model (engine/across.py)
 
 
 class TypecheckConfig(NamedTuple):
@@ -184,17 +185,32 @@ def load_config(path: Path) -> Config:
     if d.get("triage", {}).get("model") is not None:
         kw["triage_model"] = _entry(d["triage"]["model"], top.key("triage").key("model"))
     grader = _grader(d["grader"], top.key("grader"), kw)
+    models = tuple(_entry(e, top.key("model").index(i) if many else top.key("model")) for i, e in enumerate(entries))
+    if "gate" in kw:
+        _known_models(kw["gate"], models, top.key("gate").key("models"))
     return Config(
         path=path,
         root=root,
         name=name,
         skills=_resolve(root, d["skills"]),
         evals=_resolve(root, d["evals"]),
-        models=tuple(_entry(e, top.key("model").index(i) if many else top.key("model")) for i, e in enumerate(entries)),
+        models=models,
         grader=grader,
         places=places,
         **kw,
     )
+
+
+def _known_models(gate: GateConfig, models: Sequence[AdapterEntry], where: Where) -> None:
+    """gate.models names models under test by their labels (the id, or adapter:id when two share one)."""
+    ids = [e.id for e in models]
+    labels = [f"{e.adapter}:{e.id}" if ids.count(e.id) > 1 else e.id for e in models]
+    for i, name in enumerate(gate.models):
+        if name not in labels:
+            raise where.index(i).error(
+                f'"{name}" is not a model under test; name one of: {", ".join(labels)} (or leave gate.models out: '
+                "every model must hold)"
+            )
 
 
 def _model() -> type[BaseModel]:
@@ -248,6 +264,8 @@ def _gate(d: Mapping[str, Any]) -> GateConfig:
         kw["min_delta"] = float(d["minDelta"])
     if "maxErrorShare" in d:
         kw["max_error_share"] = float(d["maxErrorShare"])
+    if d.get("models"):
+        kw["models"] = tuple(str(m) for m in d["models"])
     return GateConfig(**kw)
 
 

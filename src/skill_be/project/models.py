@@ -162,6 +162,10 @@ class GateModel(Strict):
         json_schema_extra={"minimum": 0, "maximum": 1},
     )
     error_verdict: Flag = Field(True, alias="errorVerdict")
+    models: TextList | None = Field(
+        None,
+        description="the model labels the skill must hold on (engine/across.py); absent: every model under test",
+    )
 
     @field_validator("max_error_share")
     @classmethod

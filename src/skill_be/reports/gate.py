@@ -8,6 +8,7 @@ from skill_be.engine.gate import (
     Gate,
     Inconclusive,
     LineScore,
+    NotHeldOn,
     RuleReason,
     ShortOfMinDelta,
     WorseThanPrevious,
@@ -29,6 +30,13 @@ def _id(text: str) -> str:
 
 def reps_text(reps: int) -> str:
     return f"more than {REPS_CAP}" if reps > REPS_CAP else str(reps)
+
+
+def decide_text(have: int, reps: int, top_up: bool = False, what: str = "") -> str:
+    """What a reader must do when `have` reps per arm cannot decide and about `reps` would."""
+    if reps > REPS_CAP:
+        return s.CANNOT_TELL_FAR.format(have=have, what=what, cap=REPS_CAP)
+    return s.CANNOT_TELL.format(have=have, what=what, reps=reps, top_up=s.TOP_UP_TOO if top_up else "")
 
 
 def level_text(level: float) -> str:
@@ -63,7 +71,7 @@ def release_gate_section(gate: Gate) -> list[str]:
                 have = min(note.score.baseline_total, note.score.with_skill_total)
                 low, high = pp(note.interval.low), pp(note.interval.high)
                 bullets.append(
-                    s.NOISE_NOTE.format(low=low, high=high, reps=reps_text(note.reps), have=have)
+                    s.NOISE_NOTE.format(low=low, high=high, decide=decide_text(have, note.reps))
                     if note.reps > have
                     else s.NOISE_NOTE_NEVER.format(low=low, high=high)
                 )
@@ -74,13 +82,27 @@ def release_gate_section(gate: Gate) -> list[str]:
     bullets += [f"- Warning ({rule_key(r)}): {md_text(rule_text(r))}" for r in gate.rules.warnings]
     extra = _rule_lines(gate)
     if gate.ready:
+        bullets += _zero_seen_lines(gate)
         out += [*bullets, ""] if bullets else []
         out += [*extra, ""] if extra else []
-        out.append(s.READY_LINE)
+        out.append(s.READY_LINE_ZERO_SEEN if gate.zero_seen else s.READY_LINE)
     else:
         out += [*bullets, ""]
         out += [*extra, ""] if extra else []
         out.append(s.NOT_READY_LINE)
+    return out
+
+
+def _zero_seen_lines(gate: Gate) -> list[str]:
+    out = []
+    threshold = round(gate.levels.zero_threshold * 100)
+    for z in gate.zero_seen:
+        sc, line = _id(z.scenario), md_text(z.line)
+        if z.reps is None:
+            out.append(s.ZERO_SEEN_OFF.format(scenario=sc, line=line))
+        else:
+            decide = decide_text(z.have, z.reps, what=f" it from {threshold}%")
+            out.append(s.ZERO_SEEN.format(scenario=sc, line=line, decide=decide))
     return out
 
 
@@ -128,8 +150,7 @@ def _inconclusive_line(gate: Gate, i: Inconclusive) -> str:
         low=pp(i.interval.low),
         high=pp(i.interval.high),
         margin=_num(gate.levels.margin),
-        reps=reps_text(i.reps),
-        have=i.have,
+        decide=decide_text(i.have, i.reps, top_up=True),
         effect=s.INCONCLUSIVE_BLOCKS if gate.inconclusive_blocks else s.INCONCLUSIVE_PASSES,
     )
 
@@ -203,13 +224,11 @@ def reason_text(r: Reason) -> str:
         return f"regression (evidence): {d.scenario} / {d.model} — {what}: {pp(d.interval.estimate)}pp, below 0"
     if isinstance(d, Inconclusive):
         what = "the scenario's mean delta" if d.line is None else f'"{one_line(d.line)}"'
-        return (
-            f"inconclusive: {d.scenario} / {d.model} — {what}: {interval_text(d.interval)}; "
-            f"about {reps_text(d.reps)} reps per arm would decide it"
-        )
+        decide = decide_text(d.have, d.reps, top_up=True)
+        return f"inconclusive: {d.scenario} / {d.model} — {what}: {interval_text(d.interval)}; {decide}"
     if isinstance(d, TriggerCheck):
         return check_line(d)
-    if isinstance(d, (ShortOfMinDelta, WorseThanPrevious)):
+    if isinstance(d, (ShortOfMinDelta, WorseThanPrevious, NotHeldOn)):
         return rule_text(d)
     assert isinstance(d, tuple)  # NOT_GRADED: the scenarios
     return s.REASON_NOT_GRADED.format(scenarios=", ".join(d))
@@ -227,7 +246,9 @@ def _errors_text(e: ErrorCount) -> str:
 
 
 def rule_text(r: RuleReason) -> str:
-    """A gate.minDelta or gate.previous reason in plain words."""
+    """A gate.minDelta, gate.previous or gate.models reason in plain words."""
+    if isinstance(r, NotHeldOn):
+        return s.REASON_MODEL.format(model=r.model)
     if isinstance(r, ShortOfMinDelta):
         if r.effect is None:
             return f"min delta: no scored line to measure the overall effect against {r.min_delta:g}pp"

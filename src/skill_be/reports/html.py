@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from skill_be import __version__
 from skill_be.engine.stats import wilson
 from skill_be.reports import strings
+from skill_be.reports.across import across_cells
 from skill_be.reports.agent import agent_view
 from skill_be.reports.pr_changes import marker
 from skill_be.reports.quote import html_text, one_line
@@ -92,7 +93,16 @@ def _skill(
             ]
             models.append({"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))})
         scenarios.append({**sc, "models": models})
-    return {"name": name, **s, "scenarios": scenarios, "moved": _moved(s.get("effect")), "why": _why(s)}
+    rows, note = across_cells(s.get("across") or ())  # reports/across.py: several models, a row each
+    return {
+        "name": name,
+        **s,
+        "scenarios": scenarios,
+        "moved": _moved(s.get("effect")),
+        "why": _why(s),
+        "across_rows": rows,
+        "across_note": note,
+    }
 
 
 def _vs_base(base: Comparison | None, skill: str, scenario: str, model: str, line: Mapping[str, Any]) -> Any:

@@ -13,6 +13,7 @@ from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS
 from skill_be.reports import strings as s
+from skill_be.reports.across import across_section
 from skill_be.reports.agent import AGENT_NOTE, agent_lines
 from skill_be.reports.gate import release_gate_section
 from skill_be.reports.quote import md_text
@@ -86,6 +87,8 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
         out += [f"Why: {why}."] if why else []
     out += trigger_section(run.gate.trigger) if run.gate.trigger is not None else []  # reports/triggers.py
     out += ["", *extra] if extra else []
+    table = across_section(run.gate.across)  # several models: one row each (reports/across.py)
+    out += ["", *table] if table else []
     out += ["", "---", "", *release_gate_section(run.gate), ""]
     return "\n".join(out)
 

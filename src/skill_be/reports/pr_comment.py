@@ -7,11 +7,12 @@ committed result file; this module never reads a file.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from skill_be.engine.gate import signed_pp as pp
 from skill_be.engine.reasons import PREVIOUS
 from skill_be.reports import pr_changes
+from skill_be.reports.across import across_cells, across_head, table_row
 from skill_be.reports.quote import html_text, md_code, md_fence, md_text, one_line
 from skill_be.reports.strings import signed
 from skill_be.results.compare import Comparison, SkillChange, reps_text
@@ -42,6 +43,7 @@ class SkillView(NamedTuple):
     ready: bool | None  # None: no verdict recorded
     reasons: tuple[str, ...] = ()
     why: tuple[Mapping[str, str], ...] = ()  # the reasons as data (engine/reasons.py), in their order
+    across: tuple[Mapping[str, Any], ...] = ()  # several models: summary.json's `across` rows (reports/across.py)
     changed: bool = False  # verify: its files changed since its recorded run
     recorded: str = ""  # verify: the date of the recorded run
     tables: tuple[ModelTable, ...] = ()
@@ -130,6 +132,8 @@ def render(view: GateView) -> str:
         out += [f"Comparison with the base: {md_text(c.note)}.", ""]
     if view.skills:
         out += [*_verdict_table(view), ""]
+    for s in view.skills:
+        out += _across(s)
     if view.warnings:
         out += ["**Warnings**", "", *(f"- {_cell(w)}" for w in view.warnings), ""]
     facts = _facts(view)
@@ -143,6 +147,15 @@ def render(view: GateView) -> str:
         out += ["**Output**", "", *md_fence(view.log), ""]
     out.append(footer(view))
     return "\n".join(out) + "\n"
+
+
+def _across(s: SkillView) -> list[str]:
+    """One table per skill run on several models: a row per model (reports/across.py)."""
+    if not s.across:
+        return []
+    _, note = across_cells(s.across)
+    rows = [table_row(r, _cell) for r in s.across]
+    return [f"**{_cell(s.name)} across models**", "", across_head(), *rows, "", note, ""]
 
 
 def _change_of(view: GateView, name: str) -> SkillChange | None:

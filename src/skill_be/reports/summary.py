@@ -14,6 +14,7 @@ from skill_be.engine.observations import Grading, Output
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, REPS_CAP, Interval
 from skill_be.engine.verdicts import reasoning
+from skill_be.reports.across import across_json
 from skill_be.reports.gate import gate_reasons, recorded_reasons
 from skill_be.results.triggers import triggers_json
 
@@ -98,6 +99,7 @@ def skill_summary(
         "ready": g.ready,
         "reasons": gate_reasons(g),
         "why": recorded_reasons(g),
+        **({"across": across_json(g.across)} if g.across else {}),
         "errors": run.errors,
         "seconds": round(run.seconds, 3),
         "fingerprint": fingerprint,

@@ -70,15 +70,19 @@ def previous_rule(
 
 
 def rule_outcomes(
-    names: Sequence[str], changes: Mapping[str, SkillChange], effects: Mapping[str, Interval | None], gate: Any
+    names: Sequence[str],
+    changes: Mapping[str, SkillChange],
+    effects: Mapping[str, Interval | None],
+    gate: Any,
+    against: str = "the base",
 ) -> dict[str, RuleOutcome]:
     """Both rules for each named skill, as the gate config sets them: `gate.previous` on its change
     against the base (`changes`), then `gate.minDelta` on its overall effect over no skill. `effects`
     holds the effect of each skill that was measured (None: measured, but no scored line); a skill
-    not in it is left to `gate.previous` alone. The action (github/base_compare.py) and `verify
-    --base` both decide here."""
+    not in it is left to `gate.previous` alone. The action (github/base_compare.py), `verify --base`
+    and `run --against` (wiring/versus.py, against the previous version) all decide here."""
     rule = str(getattr(gate, "rule", "strict"))
-    previous = previous_rule(list(changes.values()), str(getattr(gate, "previous", "warn")), rule)
+    previous = previous_rule(list(changes.values()), str(getattr(gate, "previous", "warn")), rule, against)
     out: dict[str, RuleOutcome] = {}
     for name in names:
         o = previous.get(name, RuleOutcome())

@@ -244,17 +244,42 @@ class CallCounts(Written):
 class WhyRecord(Written):
     """One blocking reason as data (engine/reasons.py `Reason`), beside its words in `reasons`."""
 
-    kind: Text = Field(description="errors, zero, regression, inconclusive, not-graded, triggers, min-delta, previous")
+    kind: Text = Field(
+        description="errors, zero, regression, inconclusive, not-graded, triggers, min-delta, previous, model"
+    )
     source: Text = Field(description="the config key (or part) that decided it")
     scenario: AnyText | None = None
     model: AnyText | None = None
     line: AnyText | None = None
 
 
+class PassCount(Written):
+    passed: Count
+    total: Count
+
+
+class Loaded(Written):
+    agent: list[int] | None = Field(None, description="agent scenarios: [with-skill runs that loaded it, runs]")
+    trigger: list[int] | None = Field(None, description="trigger evals: [should-trigger calls that loaded it, calls]")
+
+
+class AcrossRow(Written):
+    """One model's row of the table across models (engine/across.py, reports/across.py)."""
+
+    model: Text
+    required: Flag = Field(description="gate.models names it, or names none (every model must hold)")
+    loaded: Loaded
+    baseline: PassCount = Field(description="lines passed and counted over every scenario, without the skill")
+    with_skill: PassCount = Field(alias="withSkill")
+    effect: IntervalSummary | None = Field(None, description="the model's effect over no skill, 95%, in points")
+    verdict: Text = Field(description="the gate on this model alone, in the words of reports/strings.py")
+
+
 class SkillSummary(Written):
     ready: Flag
     reasons: AnyTextList
     why: ListOf(WhyRecord, "why") | None = None  # type: ignore[valid-type]  # the reasons as data, same order
+    across: ListOf(AcrossRow, "across") | None = None  # type: ignore[valid-type]  # several models: a row each
     errors: Count
     seconds: Real
     fingerprint: Text

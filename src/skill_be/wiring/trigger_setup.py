@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from skill_be.adapters.choice import Chooser, Offered, choice_prompt
+from skill_be.engine.across import with_triggers
 from skill_be.engine.cache import trigger_key
 from skill_be.engine.pricing import CacheLike, Caller, Price, Tokens, price_for, tokens_of
 from skill_be.engine.runner import Engine, Settings, SkillRun
@@ -94,7 +94,7 @@ def dry_run_lines(
 
 def with_result(run: SkillRun, result: TriggerResult) -> SkillRun:
     """The skill's run with its trigger verdict in its gate: a blocking trigger key blocks the skill."""
-    run.gate = replace(run.gate, ready=run.gate.ready and result.ready, trigger=result)
+    run.gate = with_triggers(run.gate, result)  # engine/across.py: the required models' checks block
     return run
 
 

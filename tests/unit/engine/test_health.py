@@ -95,3 +95,19 @@ def test_a_gate_blocked_by_errors_alone_is_error_and_a_measured_block_is_not() -
     measured = Gate(False, (("s", "a line"),), (), 1, True, False)  # a zero block beside the error
     assert not assess(outputs, ["m1"], 0.5, gate=measured).error
     assert not assess(outputs, ["m1"], 0.5, on=False, gate=alone).error
+
+
+def test_trigger_calls_that_alone_block_are_error() -> None:
+    from skill_be.engine.gate import Gate
+    from skill_be.engine.trigger_scores import Observation, TriggerResult
+    from skill_be.project.triggers import TriggerQuery
+
+    q = TriggerQuery("q", "should", ("triggers", "should", 0))
+    seen = (Observation(q, "m1", 1, error="timed out"), Observation(q, "m1", 2, "money"))
+    result = TriggerResult("money", ("money",), 2, "strict", seen, (), ())
+    gate = Gate(False, (), (), 0, True, False, trigger=result)
+    h = assess([out(), out()], ["m1"], 0.5, gate=gate)
+    assert h.error and h.cause == (
+        "1 trigger call(s) failed and nothing measured blocks (gate.blockOnErrors): trigger calls: timed out (1x)"
+    )
+    assert not assess([out(), out()], ["m1"], 0.5, on=False, gate=gate).error  # the reference's way
