@@ -365,6 +365,10 @@ def _close_options(message: str, command: str | None, commands: Sequence[Command
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):  # an argument of bytes that are not UTF-8 still prints
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     commands = available(COMMANDS)
     try:
         parser = build_parser(commands)

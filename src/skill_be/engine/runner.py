@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from skill_be.adapters.base import AdapterStartError, CallContext
+from skill_be.adapters.base import AdapterStartError, CallContext, Unreachable
 from skill_be.engine.arms import DEFAULT_ARMS, REUSE, RUN, Arm
 from skill_be.engine.assertions import grade_model_free
+from skill_be.engine.breaker import UNREACHABLE, Breaker, endpoint
 from skill_be.engine.calls import GENERATE, GRADE, LIVE, Call, CallHook, CallTag, Model
 from skill_be.engine.gate import Gate, LineScore, ScenarioLines
 from skill_be.engine.limiter import PriorityLimiter
@@ -131,6 +132,7 @@ class Engine:
         units: UnitFilter = every_unit,
         arms: Sequence[Arm] = DEFAULT_ARMS,
         agents: AgentOutputs | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         self.models = tuple(models)
         self.grader = grader
@@ -144,6 +146,7 @@ class Engine:
         self.arms = tuple(arms)
         self._seq = 0
         self.agents = agents
+        self.breaker = Breaker(warn)  # a model whose endpoint is dead stops being called (engine/breaker.py)
 
     async def call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         """Every model call goes through here: the hook first (a hit takes no slot and calls no model),
@@ -152,19 +155,32 @@ class Engine:
         return await self.hook.call(self._call, model, prompt, priority, tag)
 
     async def _call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
+        """One call made: under a slot and the timeout, unless the model's breaker is open (then not
+        sent); its outcome told to the breaker."""
+        if (cut := self.breaker.refused(model.label)) is not None:
+            return Call(None, cut, 0.0)
         async with self.limiter.slot(priority):
+            if (cut := self.breaker.refused(model.label)) is not None:  # opened while this call waited
+                return Call(None, cut, 0.0)
             started = time.monotonic()
             ctx = CallContext(self.settings.timeout_seconds, self.settings.cwd, tag.attachments)
+            where = endpoint(model.adapter.describe())
+            kind: str | None = None
             try:
                 answer = await asyncio.wait_for(model.adapter.complete(prompt, ctx), self.settings.timeout_seconds)
-                return Call(answer, None, time.monotonic() - started)
+                call = Call(answer, None, time.monotonic() - started)
             except AdapterStartError:
                 raise
             except TimeoutError:
-                return Call(None, f"timed out after {self.settings.timeout_seconds} s", time.monotonic() - started)
+                seconds = self.settings.timeout_seconds
+                call, kind = Call(None, f"timed out after {seconds} s", time.monotonic() - started), UNREACHABLE
             except Exception as e:  # any failure of one call is data about that output
                 reason = str(e) or type(e).__name__
-                return Call(None, self.redact(reason), time.monotonic() - started)
+                call = Call(None, self.redact(reason), time.monotonic() - started)
+                if isinstance(e, Unreachable):
+                    kind, where = UNREACHABLE, e.endpoint
+            self.breaker.record(model.label, where, call.error, kind)
+            return call
 
     def priority(self, skill_index: int, kind: int) -> tuple[int, ...]:
         """Gradings before generations, earlier skills first, then first come first served."""

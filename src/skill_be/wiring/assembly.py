@@ -133,7 +133,7 @@ class Parts:
         under_test = self.models if models is None else models
         return Engine(
             under_test, self.grader, limiter, settings, listener, self.tests, self.redactor,
-            hook=hook or LIVE, units=units, arms=arms, agents=agents,
+            hook=hook or LIVE, units=units, arms=arms, agents=agents, warn=warn,
         )  # fmt: skip
 
     def describe(self) -> dict[str, object]:
