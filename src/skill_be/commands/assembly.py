@@ -100,6 +100,8 @@ def engine_settings(config: Config, reps: int | None = None) -> Settings:
         grader_rules=config.grader_prompt or grader_rules(config.grader_template),  # hook: issue 20
         gate=config.gate,
         prices=config.pricing,  # budgets' maxCostUsd (engine/assertions.py)
+        evidence=config.grader_evidence,
+        max_split=config.grader_max_split,
     )
 
 

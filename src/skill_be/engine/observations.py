@@ -37,6 +37,11 @@ class Grading:
     attempt_errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
     usage: Usage | None = None
+    # grader.evidence: per criterion, the judge's own verdict, its quote, and whether the quote is in
+    # what the judge was shown (engine/verdicts.py); `verdicts` is what they count as.
+    said: list[bool] | None = None
+    quotes: list[str | None] | None = None
+    found: list[bool] | None = None
 
 
 @dataclass

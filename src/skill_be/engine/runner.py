@@ -19,7 +19,7 @@ from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.observations import Grading, Output, TestRun
 from skill_be.engine.prompts import WITH_SKILL, grader_prompt
 from skill_be.engine.topup import settle
-from skill_be.engine.verdicts import Unparseable, majority, parse_verdicts
+from skill_be.engine.verdicts import Unparseable, counted, majority, parse_verdicts, parse_with_evidence, quote_span
 from skill_be.project.config import GateConfig, Price
 from skill_be.project.evals import Scenario
 from skill_be.project.loader import Skill
@@ -86,6 +86,8 @@ class Settings:
     top_up: bool = False  # --top-up: more reps for what the evidence rule finds inconclusive
     # The config's pricing by model label or id, for budgets' maxCostUsd (engine/assertions.py).
     prices: Mapping[str, Price] = field(default_factory=dict)
+    evidence: str | None = None  # grader.evidence: None, reported or required (engine/verdicts.py `counted`)
+    max_split: float = 0.2  # grader.maxSplitShare: engine/judge_noise.py flags a line split more often
 
 
 @dataclass
@@ -277,7 +279,8 @@ class Engine:
         """The output's criteria graded `gradings` times, the majority kept (notes for ties and failures)."""
         assert out.text is not None and self.grader is not None
         criteria = sc.criteria
-        prompt = grader_prompt(self.settings.grader_rules, criteria, out.text, sc.judge_context)
+        evidence = self.settings.evidence is not None
+        prompt = grader_prompt(self.settings.grader_rules, criteria, out.text, sc.judge_context, evidence)
         out.gradings = list(
             await asyncio.gather(
                 *(
@@ -295,6 +298,7 @@ class Engine:
             return
         for g in failed:
             out.notes.append(f"{where}: grading {g.k} failed ({g.error}) and is left out of the vote")
+        out.notes += _unsupported(out.gradings, where) if self.settings.evidence == "required" else []
         vote = majority(good, len(criteria))
         out.verdicts = vote.verdicts
         for i in vote.ties:
@@ -316,7 +320,12 @@ class Engine:
             g.replies.append(answer.text)
             g.usage = answer.usage
             try:
-                g.verdicts = parse_verdicts(answer.text, n)
+                if self.settings.evidence is None:
+                    g.verdicts = parse_verdicts(answer.text, n)
+                else:
+                    g.said, g.quotes = parse_with_evidence(answer.text, n)
+                    g.found = [quote_span(out.text or "", q) is not None for q in g.quotes]
+                    g.verdicts = counted(g.said, g.found, self.settings.evidence == "required")
                 return g
             except Unparseable as e:
                 g.attempt_errors.append(f"unparseable reply: {e}")
@@ -335,3 +344,18 @@ class Engine:
         out.tests = run
         if run.error:
             out.errors.append(f"{where}: the code tests could not run ({self.redact(run.error)}); its tests count as 0")
+
+
+def _unsupported(gradings: Sequence[Grading], where: str) -> list[str]:
+    """grader.evidence: required: a note per grading whose YES counted as NO for want of found evidence."""
+    out = []
+    for g in gradings:
+        if g.said is None or g.verdicts is None:
+            continue
+        lost = [str(i) for i, (said, kept) in enumerate(zip(g.said, g.verdicts, strict=True), 1) if said and not kept]
+        if lost:
+            out.append(
+                f"{where}: grading {g.k}: criterion {', '.join(lost)}: YES without evidence found in the answer; "
+                "counted as NO (grader.evidence: required)"
+            )
+    return out

@@ -136,7 +136,10 @@ class Config(NamedTuple):
     neighbours: tuple[Path, ...] | None = None  # trigger evals; None: every other skill of the project
     trigger_turns: int = DEFAULT_TRIGGER_TURNS
     against: str | None = None  # compare.against: the previous arm's commit (commands/versus.py)
-    grader_template: str = "code"  # grader.template (issue 20): code (the reference's rules) | generic
+    grader_template: str = "code"  # grader.template (issue 20): code (the reference's rules) | generic | evidence
+    # grader.evidence: None (no quotes asked), reported (quotes shown) or required (a YES without one is NO)
+    grader_evidence: str | None = None
+    grader_max_split: float = 0.2  # grader.maxSplitShare: a line whose gradings split on more answers is flagged
 
 
 def load_config(path: Path) -> Config:
@@ -216,21 +219,36 @@ def _entry(d: Mapping[str, Any], where: Where) -> AdapterEntry:
     return AdapterEntry(adapter=d["adapter"], id=settings["id"], settings=settings, where=where)
 
 
-GRADER_TEMPLATES = ("code", "generic")
+GRADER_TEMPLATES = ("code", "generic", "evidence")
+EVIDENCE_MODES = ("reported", "required")
+GRADER_KEYS = ("template", "evidence", "maxSplitShare")  # skill-be's keys of a grader entry, not the adapter's
 
 
 def _grader(d: Mapping[str, Any], where: Where, kw: dict[str, Any]) -> AdapterEntry:
-    """The grader entry; its `template` key is skill-be's (the grader's rules), not the adapter's."""
+    """The grader entry; its `template`, `evidence` and `maxSplitShare` keys are skill-be's (the
+    grader's rules, the quotes it gives, how often its gradings may split), not the adapter's."""
     entry = _entry(d, where)
-    if "template" not in entry.settings:
-        return entry
-    template = entry.settings["template"]
+    s = entry.settings
+    template = s.get("template", "code")
     if template not in GRADER_TEMPLATES:
         raise where.key("template").error(
-            f"must be code (the built-in rules for code) or generic (for skills not about code), not {template!r}"
+            "must be code (the built-in rules for code), generic (for skills not about code) or evidence "
+            f"(generic, with a quote per verdict), not {template!r}"
         )
-    kw["grader_template"] = template
-    return entry._replace(settings={k: v for k, v in entry.settings.items() if k != "template"})
+    if "template" in s:
+        kw["grader_template"] = template
+    evidence = s.get("evidence", "reported" if template == "evidence" else None)
+    if evidence is not None and evidence not in EVIDENCE_MODES:
+        raise where.key("evidence").error(
+            f"must be reported (quotes shown) or required (a YES without a found quote counts as NO), not {evidence!r}"
+        )
+    kw["grader_evidence"] = evidence
+    if "maxSplitShare" in s:
+        share = s["maxSplitShare"]
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+            raise where.key("maxSplitShare").error(f"must be a share from 0 to 1, such as 0.2, not {share!r}")
+        kw["grader_max_split"] = float(share)
+    return entry._replace(settings={k: v for k, v in s.items() if k not in GRADER_KEYS})
 
 
 def _gate(d: Mapping[str, Any]) -> GateConfig:

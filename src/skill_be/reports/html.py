@@ -10,6 +10,7 @@ from skill_be import __version__
 from skill_be.engine.stats import wilson
 from skill_be.reports import strings
 from skill_be.reports.agent import agent_view
+from skill_be.reports.evidence import evidence_view
 from skill_be.reports.pr_changes import marker
 from skill_be.reports.quote import html_text, one_line
 from skill_be.results.compare import COMPARED, Comparison
@@ -86,7 +87,10 @@ def _skill(
                 got = replies.get(key, [])
                 gradings = [{**g, "reply": got[i] if i < len(got) else ""} for i, g in enumerate(o["gradings"])]
                 agent = agent_view(o, name, sc["id"], label)  # reports/agent.py: agent scenarios
-                outputs.append({**o, "text": texts.get(key), "gradings": gradings, "agent": agent})
+                evidence = _marked(evidence_view(sc["criteria"], o, texts.get(key)))  # reports/evidence.py
+                outputs.append(
+                    {**o, "text": texts.get(key), "gradings": gradings, "agent": agent, "evidence": evidence}
+                )
             lines = [
                 {**line, **_bars(line), "vsBase": _vs_base(base, name, sc["id"], label, line)} for line in m["lines"]
             ]
@@ -109,6 +113,15 @@ def _vs_base(base: Comparison | None, skill: str, scenario: str, model: str, lin
     before = round(100 * x.base[0] / x.base[1]) if x.base[1] else 0
     text = f"{before}% → {line['withSkill']}%, {100 * iv.estimate:+.0f}pp [{100 * iv.low:+.0f}, {100 * iv.high:+.0f}]"
     return {"mark": marker(iv), "text": text}
+
+
+def _marked(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The evidence view with its answer as markup: escaped by reports/evidence.py `marked`, quotes in <mark>."""
+    import markupsafe
+
+    if view is None or view["marked"] is None:
+        return view
+    return {**view, "marked": markupsafe.Markup(view["marked"])}  # escaped piece by piece
 
 
 def _quoted(text: object) -> Any:

@@ -14,6 +14,7 @@ from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS
 from skill_be.reports import strings as s
 from skill_be.reports.agent import AGENT_NOTE, agent_lines
+from skill_be.reports.evidence import evidence_lines
 from skill_be.reports.gate import release_gate_section
 from skill_be.reports.quote import md_text
 from skill_be.reports.triggers import trigger_section
@@ -72,6 +73,7 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
             if tokens:
                 out.append(tokens)
             out += notes
+            out += evidence_lines(sc.criteria, outputs)  # grader.evidence (reports/evidence.py)
     fx = run.gate.effects
     if fx is not None and fx.scenarios:
         iv = fx.overall

@@ -34,6 +34,16 @@ def _grading(g: Grading) -> dict[str, object]:
         "reasons": reasoning(g.replies[-1]) if g.replies else "",
         "seconds": round(g.seconds, 3),
         "usage": _usage(g.usage),
+        **_evidence(g),
+    }
+
+
+def _evidence(g: Grading) -> dict[str, object]:
+    """grader.evidence: each criterion's verdict as said, its quote, found or not; absent otherwise."""
+    if g.said is None or g.quotes is None or g.found is None:
+        return {}
+    return {
+        "evidence": [{"said": s, "quote": q, "found": f} for s, q, f in zip(g.said, g.quotes, g.found, strict=True)]
     }
 
 

@@ -45,6 +45,15 @@ class TestsSummary(Written):
     tests: ListOf(TestResultSummary, "tests") = Field(default_factory=list)  # type: ignore[valid-type]
 
 
+class EvidenceSummary(Written):
+    """grader.evidence: one criterion's verdict as the judge said it, its quote, and whether the quote
+    is in what the judge was shown (whitespace and case folded)."""
+
+    said: Flag
+    quote: AnyText | None = None
+    found: Flag = False
+
+
 class GradingSummary(Written):
     k: Integer
     verdicts: list[bool] | None = None
@@ -54,6 +63,7 @@ class GradingSummary(Written):
     reasons: AnyText = ""
     seconds: Real = 0
     usage: UsageSummary | None = None
+    evidence: ListOf(EvidenceSummary, "evidence") | None = None  # type: ignore[valid-type]
 
 
 class AgentRunSummary(Written):
