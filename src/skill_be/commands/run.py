@@ -16,7 +16,7 @@ from skill_be.commands.agent_parts import agent_side
 from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
 from skill_be.commands.common import warn
 from skill_be.commands.interrupted import keep_partial
-from skill_be.commands.pipeline import check_before_calls, drive, finish
+from skill_be.commands.pipeline import check_before_calls, check_graders, drive, finish
 from skill_be.commands.run_files import RunFiles, base_of
 from skill_be.commands.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
 from skill_be.commands.trigger_setup import trigger_runs
@@ -49,6 +49,7 @@ class Options:
     shard: str | None = None  # --shard K/N: results/shards.py
     against: str | None = None  # --against REF (or compare.against): the previous arm, commands/versus.py
     base: str | None = None  # --base REF: compare the result file with REF's (results/with_base.py)
+    validate: bool = False  # --validate: the reference answers first (commands/pipeline.py check_graders)
 
 
 def main(
@@ -66,9 +67,10 @@ def main(
     shard: str | None = None,
     against: str | None = None,
     base: str | None = None,
+    validate: bool = False,
 ) -> int:
     options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard, against)
-    options = replace(options, base=base)  # issue 19: run --base
+    options = replace(options, base=base, validate=validate)
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
@@ -90,6 +92,9 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
             "run",
         )
     base = base_of(project, options.base, options.shard)  # run --base: a ref git lacks stops here
+    if options.validate and await check_graders(project, settings, concurrency, options.dry_run):
+        print("Stopped before the benchmark: a line disagrees with a reference answer (run --validate)", flush=True)
+        return 1
     if options.dry_run:
         if against:
             print(f"Not in this plan: the previous arm (--against {against}) of each skill changed since then.")

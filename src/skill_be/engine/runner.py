@@ -259,16 +259,23 @@ class Engine:
             out.errors.append(f"{where}: the generation failed ({error}); its lines count as 0")
         else:
             out.text, out.usage, out.meta = answer.text, answer.usage, dict(answer.meta)
-            jobs = []
-            if sc.criteria and self.grader is not None:
-                jobs.append(self.grade(out, sc, skill_index, where, skill.name))
-            if sc.output is not None and self.tests is not None:
-                jobs.append(self._test(out, skill, sc.id, where))
-            await asyncio.gather(*jobs)
-            if sc.scored != sc.criteria:  # assertions and budget limits: graded here, without a model
-                grade_model_free(out, sc, self._price(model), where)
+            await self.judge(out, skill, skill_index, sc, where, self._price(model))
         self.listener.output_done(skill, out, sl)
         return out
+
+    async def judge(
+        self, out: Output, skill: Skill, skill_index: int, sc: Scenario, where: str, price: Price | None = None
+    ) -> None:
+        """Every line of an answer that exists (`out.text`): graded, code-tested and checked without a
+        model. A run's outputs come here, and so do `check --graders`'s reference answers."""
+        jobs = []
+        if sc.criteria and self.grader is not None:
+            jobs.append(self.grade(out, sc, skill_index, where, skill.name))
+        if sc.output is not None and self.tests is not None:
+            jobs.append(self._test(out, skill, sc.id, where))
+        await asyncio.gather(*jobs)
+        if sc.scored != sc.criteria:  # assertions and budget limits: graded here, without a model
+            grade_model_free(out, sc, price, where)
 
     def _price(self, model: Model) -> Price | None:
         """The config's price of a model, by its label, else by its id (as the cost line finds it)."""
