@@ -15,6 +15,7 @@ from skill_be.engine.arms import DEFAULT_ARMS, REUSE, RUN, Arm
 from skill_be.engine.assertions import grade_model_free
 from skill_be.engine.calls import GENERATE, GRADE, LIVE, Call, CallHook, CallTag, Model
 from skill_be.engine.gate import Gate, LineScore, ScenarioLines
+from skill_be.engine.judge_noise import JudgeNoise, judge_noise
 from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.observations import Grading, Output, TestRun
 from skill_be.engine.prompts import WITH_SKILL, grader_prompt
@@ -98,6 +99,7 @@ class SkillRun:
     scores: list[LineScore]
     gate: Gate
     seconds: float
+    judge: JudgeNoise | None = None  # the judge's own noise, with gradings >= 2 (engine/judge_noise.py)
 
     @property
     def errors(self) -> int:
@@ -240,7 +242,8 @@ class Engine:
         arm_names = [a.name for a in self.arms]
         rep = run_rep or _no_reps
         scores, gate = await settle(lines, self.models, outputs, settings.gate, settings.reps, top_up, rep, arm_names)
-        return SkillRun(skill, list(lines), outputs, scores, gate, seconds)
+        noise = judge_noise(lines, outputs, settings.max_split)
+        return SkillRun(skill, list(lines), outputs, scores, gate, seconds, noise)
 
     async def _output(
         self, skill: Skill, skill_index: int, sl: ScenarioLines, model: Model, rep: int, arm: Arm

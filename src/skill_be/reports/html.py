@@ -11,6 +11,7 @@ from skill_be.engine.stats import wilson
 from skill_be.reports import strings
 from skill_be.reports.agent import agent_view
 from skill_be.reports.evidence import evidence_view
+from skill_be.reports.judge import html_notes, html_splits
 from skill_be.reports.pr_changes import marker
 from skill_be.reports.quote import html_text, one_line
 from skill_be.results.compare import COMPARED, Comparison
@@ -78,6 +79,7 @@ def _skill(
 ) -> dict[str, Any]:
     """One skill of summary.json as the template shows it: each output with its answer and replies."""
     scenarios = []
+    splits = html_splits(s.get("judge"))
     for sc in s["scenarios"]:
         models = []
         for label, m in sc["models"].items():
@@ -92,7 +94,13 @@ def _skill(
                     {**o, "text": texts.get(key), "gradings": gradings, "agent": agent, "evidence": evidence}
                 )
             lines = [
-                {**line, **_bars(line), "vsBase": _vs_base(base, name, sc["id"], label, line)} for line in m["lines"]
+                {
+                    **line,
+                    **_bars(line),
+                    "vsBase": _vs_base(base, name, sc["id"], label, line),
+                    "judgeSplit": splits.get((sc["id"], label, line["line"])),  # reports/judge.py
+                }
+                for line in m["lines"]
             ]
             models.append({"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))})
         scenarios.append({**sc, "models": models})
@@ -191,6 +199,7 @@ def _moved(effect: Mapping[str, Any] | None) -> dict[str, Any] | None:
 def _why(s: Mapping[str, Any]) -> list[dict[str, str]]:
     """The verdict's reasons: what blocks, then what the gate noted without blocking."""
     out = [{"kind": "block", "text": r} for r in s.get("reasons", [])]
+    out += html_notes(s.get("judge"))  # the judge's own noise (reports/judge.py)
     gate = s.get("gate", {})
     for n in gate.get("noise", []):
         iv = n["interval"]

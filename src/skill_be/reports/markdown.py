@@ -16,6 +16,7 @@ from skill_be.reports import strings as s
 from skill_be.reports.agent import AGENT_NOTE, agent_lines
 from skill_be.reports.evidence import evidence_lines
 from skill_be.reports.gate import release_gate_section
+from skill_be.reports.judge import agreement_line, split_lines
 from skill_be.reports.quote import md_text
 from skill_be.reports.triggers import trigger_section
 
@@ -62,6 +63,7 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
                 out.append(s.TABLE_HEAD)
             out += [f"| {_cell(x.line)} | {x.baseline}% | {x.with_skill}% | {s.signed(x.delta)}pp |" for x in scores]
             out += interval_lines(run.gate, sc.id, label, scores)
+            out += split_lines(run.judge, sc.id, label)  # the judge's own noise (reports/judge.py)
             out += agent_lines(outputs)  # agent scenarios (reports/agent.py); nothing for one-shot
             tokens = token_line(outputs)
             # Errors and notes may carry the answer's own text (a test's message, a runner's fatal
@@ -86,6 +88,7 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
         ]
         why = overall_why(fx)  # hook: issue 20, nested labels say why they differ
         out += [f"Why: {why}."] if why else []
+    out += ["", *agreement_line(run.judge)] if run.judge is not None else []
     out += trigger_section(run.gate.trigger) if run.gate.trigger is not None else []  # reports/triggers.py
     out += ["", *extra] if extra else []
     out += ["", "---", "", *release_gate_section(run.gate), ""]

@@ -15,6 +15,7 @@ from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, REPS_CAP, Interval
 from skill_be.engine.verdicts import reasoning
 from skill_be.reports.gate import gate_reasons
+from skill_be.reports.judge import judge_json
 from skill_be.results.triggers import triggers_json
 
 SCHEMA_VERSION = 1
@@ -127,6 +128,7 @@ def skill_summary(
             **_gate_evidence(g),
         },
         **_overall(g),
+        **judge_json(run.judge),  # the judge's own noise, with gradings >= 2 (reports/judge.py)
         "scenarios": scenarios,
         **({"triggers": triggers_json(g.trigger)} if g.trigger is not None else {}),
     }

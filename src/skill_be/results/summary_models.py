@@ -229,6 +229,28 @@ class OverallEffect(IntervalSummary):
     why: AnyText | None = None  # why the overall label differs from the scenarios' (engine/agreement.py)
 
 
+class SplitLineSummary(Written):
+    """One criterion line: on how many answers (with two gradings or more) the gradings split."""
+
+    scenario: Text
+    model: Text
+    line: AnyText
+    split: Count
+    answers: Count
+    share: Real
+    flagged: Flag = Field(description="split on more than grader.maxSplitShare of the answers")
+
+
+class JudgeSummary(Written):
+    """The judge's own noise (engine/judge_noise.py): how often its gradings of one answer agree."""
+
+    agreement: Real = Field(description="share of graded criteria on which every grading agreed")
+    agreed: Count
+    graded: Count
+    max_split_share: Real = Field(alias="maxSplitShare")
+    lines: ListOf(SplitLineSummary, "lines")  # type: ignore[valid-type]
+
+
 class Tokens(Written):
     input: Integer
     output: Integer
@@ -260,6 +282,7 @@ class SkillSummary(Written):
     graded: Flag
     gate: GateSummary
     effect: OverallEffect | None = None
+    judge: JudgeSummary | None = None  # with gradings >= 2 (reports/judge.py)
     scenarios: ListOf(ScenarioSummary, "scenarios")  # type: ignore[valid-type]
     triggers: TriggersModel | None = None  # trigger evals (results/triggers.py)
     tokens: TokenSummary | None = None
