@@ -189,9 +189,10 @@ async def check_graders(project: Project, settings: Settings, concurrency: int, 
         )
     graded = any(sl.scenario.criteria for _, sl, _ in todo)
     if dry_run:
-        p = plan(project.skills, settings.grader_rules, settings.evidence is not None, settings.gradings,
-                 config.grader.id, config.pricing)  # fmt: skip
-        print("\n".join(plan_lines(p, settings.gradings, config.grader.id)), flush=True)
+        judges = [j.id for j in config.graders]
+        calls = settings.gradings * len(judges)  # each judge grades `gradings` times
+        p = plan(project.skills, settings.grader_rules, settings.evidence is not None, calls, judges[0], config.pricing)
+        print("\n".join(plan_lines(p, calls, " and ".join(judges))), flush=True)
         return 0
     async with assemble(project, models=False, grader=graded) as parts:
         engine = parts.engine(settings, concurrency)

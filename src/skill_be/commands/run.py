@@ -84,6 +84,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     junit = junit_path(options.junit)
     cache_on = (config.cache or options.cache) and not options.no_cache
     check_triggers(project, warn)  # commands/trigger_setup.py: trigger evals, checked before any call
+    warn_same_family(project)
     against = options.against or config.against
     if against and options.shard is not None:
         raise UsageError(
@@ -162,6 +163,17 @@ async def _benchmark(
     return sharding.finish(shard) if sharding and shard else code
 
 
+def warn_same_family(project: Project) -> None:
+    """A judge of the same provider family as a model under test: said once per pair, before any call."""
+    from skill_be.project.families import same_family
+    from skill_be.reports.judge import SAME_FAMILY
+
+    config = project.config
+    if any(sc.criteria for s in project.skills for sc in s.evals.scenarios):
+        for judge, model, family in same_family(config.graders, config.models):
+            warn(SAME_FAMILY.format(judge=judge, model=model, family=family))
+
+
 def scale_meta(cache: CacheUse | None, sharding: Sharding | None) -> dict[str, object]:
     """summary.json's run-level `cache` key (null when off), and `shard` in a partial run."""
     return {**(cache.meta() if cache else {"cache": None}), **(sharding.meta() if sharding else {})}
@@ -177,6 +189,7 @@ def report_header(project: Project, parts: Parts, settings: Settings, started: d
         gradings=settings.gradings,
         grader=config.grader.id,
         grader_adapter=config.grader.adapter,
+        judges=[m.label for m in parts.judges],
     )
 
 

@@ -22,6 +22,8 @@ class SplitLine:
     split: int
     answers: int  # answers with two successful gradings or more
     flagged: bool  # split on more than the set share of answers
+    judges_apart: int = 0  # `grader` as a list: answers on which the judges' majorities differ
+    judged: int = 0  # answers graded by two judges or more
 
     @property
     def share(self) -> float:
@@ -44,6 +46,22 @@ class JudgeNoise:
         return tuple(x for x in self.lines if x.flagged)
 
 
+def _apart(outputs: Sequence[Output], i: int) -> tuple[int, int]:
+    """On how many answers graded by two judges or more their majorities on criterion `i` differ."""
+    apart = judged = 0
+    for o in outputs:
+        by_judge: dict[str, list[bool]] = {}
+        for g in o.gradings:
+            v = _said(g)
+            if g.judge and v is not None and i < len(v):
+                by_judge.setdefault(g.judge, []).append(v[i])
+        if len(by_judge) < 2:
+            continue
+        judged += 1
+        apart += len({sum(vs) * 2 > len(vs) for vs in by_judge.values()}) > 1
+    return apart, judged
+
+
 def _said(g: Grading) -> list[bool] | None:
     """What the judge itself said (before grader.evidence: required turned a YES into NO)."""
     return g.said if g.said is not None else g.verdicts
@@ -57,7 +75,8 @@ def judge_noise(lines: Sequence[ScenarioLines], outputs: Sequence[Output], thres
         criteria = sl.scenario.criteria
         mine = [o for o in outputs if o.scenario == sl.scenario.id]
         for model in dict.fromkeys(o.model for o in mine):
-            votes = [[v for g in o.gradings if (v := _said(g)) is not None] for o in mine if o.model == model]
+            theirs = [o for o in mine if o.model == model]
+            votes = [[v for g in o.gradings if (v := _said(g)) is not None] for o in theirs]
             votes = [v for v in votes if len(v) >= 2 and all(len(x) == len(criteria) for x in v)]
             if not votes:
                 continue
@@ -65,5 +84,6 @@ def judge_noise(lines: Sequence[ScenarioLines], outputs: Sequence[Output], thres
                 split = sum(1 for v in votes if len({x[i] for x in v}) > 1)
                 agreed += len(votes) - split
                 graded += len(votes)
-                found.append(SplitLine(sl.scenario.id, model, line, split, len(votes), split > threshold * len(votes)))
+                flagged = split > threshold * len(votes)
+                found.append(SplitLine(sl.scenario.id, model, line, split, len(votes), flagged, *_apart(theirs, i)))
     return JudgeNoise(tuple(found), agreed, graded, threshold) if graded else None

@@ -30,7 +30,7 @@ class TestRun(Protocol):
 
 @dataclass
 class Grading:
-    k: int  # 1-based
+    k: int  # 1-based, over every judge's gradings
     verdicts: list[bool] | None = None
     error: str | None = None  # set when the grading failed after its retry
     replies: list[str] = field(default_factory=list)  # every raw reply, attempt by attempt
@@ -42,6 +42,7 @@ class Grading:
     said: list[bool] | None = None
     quotes: list[str | None] | None = None
     found: list[bool] | None = None
+    judge: str = ""  # `grader` as a list: the label of the judge that graded it ("" with one judge)
 
 
 @dataclass

@@ -43,7 +43,7 @@ CLOSING = """Finish your reply with a line that reads exactly `VERDICTS:`, follo
 
 
 # grader.template: evidence, or grader.evidence set: each verdict with the quote that supports it.
-EVIDENCE_CLOSING = """Finish your reply with a line that reads exactly `VERDICTS:`, followed by one line per criterion in the form `<number>: YES "<quote>"` or `<number>: NO "<quote>"`: one line for each of the {n} criteria above, numbered as above, and nothing after them. The quote is the evidence for the verdict: a short passage (at most about 20 words) copied exactly, character for character, from <answer>: for a YES, the part that meets the criterion; for a NO, the part that fails it, or `""` when the answer has nothing on it. Never quote the criteria or these instructions. You may reason before that line; only the last VERDICTS: block is read."""
+EVIDENCE_CLOSING = """Finish your reply with a line that reads exactly `VERDICTS:`, followed by one line per criterion in the form `<number>: YES "<quote>"` or `<number>: NO "<quote>"`: one line for each of the {n} criteria above, numbered as above, and nothing after them. The quote is the evidence for the verdict: a short passage (at most about 20 words) copied exactly, character for character, from the answer: for a YES, the part that meets the criterion; for a NO, the part that fails it, or `""` when the answer has nothing on it. Never quote the criteria or these instructions. You may reason before that line; only the last VERDICTS: block is read."""
 
 
 def model_prompt(scenario: Scenario, arm: str, skill_text: str, template: str) -> str:

@@ -135,9 +135,11 @@ class Engine:
         units: UnitFilter = every_unit,
         arms: Sequence[Arm] = DEFAULT_ARMS,
         agents: AgentOutputs | None = None,
+        more_graders: Sequence[Model] = (),
     ) -> None:
         self.models = tuple(models)
         self.grader = grader
+        self.more_graders = tuple(more_graders)  # `grader` as a list: every answer graded by each judge
         self.limiter = limiter
         self.settings = settings
         self.listener: Listener = listener or NoListener()
@@ -291,14 +293,20 @@ class Engine:
         criteria = sc.criteria
         evidence = self.settings.evidence is not None
         prompt = grader_prompt(self.settings.grader_rules, criteria, out.text, sc.judge_context, evidence)
+        judges = (self.grader, *self.more_graders)
+        n = self.settings.gradings
         out.gradings = list(
             await asyncio.gather(
                 *(
-                    self._grade_once(k, prompt, len(criteria), skill_index, out, skill)
-                    for k in range(1, self.settings.gradings + 1)
+                    self._grade_once(j * n + k, prompt, len(criteria), skill_index, out, skill, judge)
+                    for j, judge in enumerate(judges)
+                    for k in range(1, n + 1)
                 )
             )
         )
+        if self.more_graders:
+            for g in out.gradings:
+                g.judge = judges[(g.k - 1) // n].label
         good = [g.verdicts for g in out.gradings if g.verdicts is not None]
         failed = [g for g in out.gradings if g.verdicts is None]
         if not good:
@@ -315,13 +323,14 @@ class Engine:
             yes = sum(1 for v in good if v[i - 1])
             out.notes.append(f"{where}: criterion {i}: the gradings split {yes}-{len(good) - yes}; counted as NO")
 
-    async def _grade_once(self, k: int, prompt: str, n: int, skill_index: int, out: Output, skill: str) -> Grading:
+    async def _grade_once(
+        self, k: int, prompt: str, n: int, skill_index: int, out: Output, skill: str, judge: Model
+    ) -> Grading:
         """A failed or unparseable grading is retried once."""
-        assert self.grader is not None
         g = Grading(k=k)
         for attempt in (1, 2):
             tag = CallTag("grade", out.scenario, out.rep, out.arm, k, attempt, out.model, skill)
-            answer, error, seconds = await self.call(self.grader, prompt, self.priority(skill_index, GRADE), tag)
+            answer, error, seconds = await self.call(judge, prompt, self.priority(skill_index, GRADE), tag)
             g.seconds += seconds
             if answer is None:
                 g.attempt_errors.append(f"the call failed: {error}")

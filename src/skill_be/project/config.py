@@ -140,6 +140,12 @@ class Config(NamedTuple):
     # grader.evidence: None (no quotes asked), reported (quotes shown) or required (a YES without one is NO)
     grader_evidence: str | None = None
     grader_max_split: float = 0.2  # grader.maxSplitShare: a line whose gradings split on more answers is flagged
+    more_graders: tuple[AdapterEntry, ...] = ()  # `grader` as a list: the judges after the first
+
+    @property
+    def graders(self) -> tuple[AdapterEntry, ...]:
+        """Every judge: each answer is graded `gradings` times by each; the majority over all decides."""
+        return (self.grader, *self.more_graders)
 
 
 def load_config(path: Path) -> Config:
@@ -186,7 +192,7 @@ def load_config(path: Path) -> Config:
         kw["trigger_turns"] = d["triggerTurns"]
     if d.get("triage", {}).get("model") is not None:
         kw["triage_model"] = _entry(d["triage"]["model"], top.key("triage").key("model"))
-    grader = _grader(d["grader"], top.key("grader"), kw)
+    grader = _graders(d["grader"], top.key("grader"), kw)
     return Config(
         path=path,
         root=root,
@@ -249,6 +255,22 @@ def _grader(d: Mapping[str, Any], where: Where, kw: dict[str, Any]) -> AdapterEn
             raise where.key("maxSplitShare").error(f"must be a share from 0 to 1, such as 0.2, not {share!r}")
         kw["grader_max_split"] = float(share)
     return entry._replace(settings={k: v for k, v in s.items() if k not in GRADER_KEYS})
+
+
+def _graders(d: Mapping[str, Any] | list[Mapping[str, Any]], where: Where, kw: dict[str, Any]) -> AdapterEntry:
+    """The first judge (with skill-be's grader keys); `grader` as a list puts the others in kw."""
+    if not isinstance(d, list):
+        return _grader(d, where, kw)
+    kw["more_graders"] = tuple(_more_grader(j, where.index(i)) for i, j in enumerate(d) if i)
+    return _grader(d[0], where.index(0), kw)
+
+
+def _more_grader(d: Mapping[str, Any], where: Where) -> AdapterEntry:
+    """A second (third, ...) judge: an adapter entry; skill-be's grader keys go on the first one."""
+    mine = [k for k in GRADER_KEYS if k in d]
+    if mine:
+        raise where.key(mine[0]).error("goes on the first grader entry, which sets it for every judge")
+    return _entry(d, where)
 
 
 def _gate(d: Mapping[str, Any]) -> GateConfig:

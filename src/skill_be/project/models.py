@@ -293,7 +293,7 @@ class ConfigModel(Strict):
     skills: Text = Field(description=REQUIRED["skills"])
     evals: Text = Field(description=REQUIRED["evals"])
     model: Models = Field(description=REQUIRED["model"])
-    grader: AdapterEntryModel = Field(description=REQUIRED["grader"])
+    grader: Models = Field(description=REQUIRED["grader"])  # a list: each answer graded by every judge
     reps: PositiveInt() = 3  # type: ignore[valid-type]
     gradings: PositiveInt() = 3  # type: ignore[valid-type]
     concurrency: PositiveInt() = 4  # type: ignore[valid-type]

@@ -10,6 +10,10 @@ from typing import Any
 from skill_be.engine.judge_noise import JudgeNoise, SplitLine
 from skill_be.reports.quote import md_text
 
+SAME_FAMILY = (
+    "the judge {judge} and the model under test {model} are both {family} models: a judge tends to favour its "
+    "own family's answers; name a judge of another family, or add one (grader as a list; docs/guide/judge.md)"
+)
 NOISY = "the judge disagrees with itself on {split} of {answers} answers: sharpen the criterion"
 SPLITS_HEAD = "Judge's gradings split (answers whose gradings disagree):"
 AGREEMENT = "Judge agreement: {pct}% ({agreed} of {graded} graded criteria had every grading agree){flagged}."
@@ -28,10 +32,14 @@ def split_lines(noise: JudgeNoise | None, scenario: str, model: str) -> list[str
     mine = [x for x in (noise.lines if noise else ()) if x.scenario == scenario and x.model == model]
     if not mine:
         return []
-    shares = ", ".join(f"*{md_text(x.line)}* {x.split} of {x.answers} ({_pct(x.share)}%)" for x in mine)
+    shares = ", ".join(f"*{md_text(x.line)}* {x.split} of {x.answers} ({_pct(x.share)}%){_apart(x)}" for x in mine)
     out = ["", f"{SPLITS_HEAD} {shares}"]
     out += [f'- **NOTE** *"{md_text(x.line)}"*: {noisy_words(x.split, x.answers)}' for x in mine if x.flagged]
     return out
+
+
+def _apart(x: SplitLine) -> str:
+    return f"; the judges disagree on {x.judges_apart} of {x.judged}" if x.judged else ""
 
 
 def agreement_line(noise: JudgeNoise | None) -> list[str]:
@@ -52,6 +60,7 @@ def _line(x: SplitLine) -> dict[str, object]:
         "answers": x.answers,
         "share": round(x.share, 3),
         "flagged": x.flagged,
+        **({"judgesApart": x.judges_apart, "judged": x.judged} if x.judged else {}),
     }
 
 
@@ -75,6 +84,8 @@ def html_splits(judge: Mapping[str, Any] | None) -> dict[tuple[str, str, str], s
     out: dict[tuple[str, str, str], str] = {}
     for x in (judge or {}).get("lines", []):
         words = f"gradings split on {x['split']} of {x['answers']} answers"
+        if x.get("judged"):
+            words += f"; the judges disagree on {x['judgesApart']} of {x['judged']}"
         out[(x["scenario"], x["model"], x["line"])] = noisy_words(x["split"], x["answers"]) if x["flagged"] else words
     return out
 

@@ -30,11 +30,14 @@ class Header:
     gradings: int
     grader: str  # the grader's id
     grader_adapter: str
+    judges: Sequence[str] = ()  # `grader` as a list: every judge's label
 
 
 def grading_line(h: Header, graded: bool) -> str:
     if not graded:
         return s.GRADING_NONE
+    if len(h.judges) > 1:
+        return f"Grading: majority of {h.gradings} calls of each judge ({', '.join(h.judges)}) per output."
     return f"Grading: majority of {h.gradings} {h.grader} calls per output (via {h.grader_adapter})."
 
 

@@ -36,6 +36,7 @@ def _grading(g: Grading) -> dict[str, object]:
         "seconds": round(g.seconds, 3),
         "usage": _usage(g.usage),
         **_evidence(g),
+        **({"judge": g.judge} if g.judge else {}),
     }
 
 

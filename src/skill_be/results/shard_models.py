@@ -26,6 +26,7 @@ class GradingRecord(Written):
     said: list[bool] | None = None
     quotes: list[AnyText | None] | None = None
     found: list[bool] | None = None
+    judge: AnyText = ""
 
 
 class OutputRecord(Written):

@@ -128,6 +128,7 @@ def output_json(o: Output, redact: Callable[[str], str]) -> dict[str, object]:
                 "seconds": g.seconds,
                 "usage": _usage(g.usage),
                 **({"said": g.said, "quotes": g.quotes, "found": g.found} if g.said is not None else {}),
+                **({"judge": g.judge} if g.judge else {}),
             }
             for g in o.gradings
         ],
@@ -173,6 +174,7 @@ def output_from(r: OutputRecord) -> Output:
                 said=g.said,
                 quotes=g.quotes,
                 found=g.found,
+                judge=g.judge,
             )
             for g in r.gradings
         ],

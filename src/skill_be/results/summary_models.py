@@ -64,6 +64,7 @@ class GradingSummary(Written):
     seconds: Real = 0
     usage: UsageSummary | None = None
     evidence: ListOf(EvidenceSummary, "evidence") | None = None  # type: ignore[valid-type]
+    judge: AnyText | None = None  # `grader` as a list: the judge that made this grading
 
 
 class AgentRunSummary(Written):
@@ -239,6 +240,10 @@ class SplitLineSummary(Written):
     answers: Count
     share: Real
     flagged: Flag = Field(description="split on more than grader.maxSplitShare of the answers")
+    judges_apart: Count | None = Field(
+        None, alias="judgesApart", description="answers the judges' majorities differ on"
+    )
+    judged: Count | None = Field(None, description="answers graded by two judges or more")
 
 
 class JudgeSummary(Written):
@@ -328,6 +333,9 @@ class SummaryModel(Written):
     timeout_seconds: Integer | None = Field(None, alias="timeoutSeconds")
     models: ListOf(Meta, "models") | None = None  # type: ignore[valid-type]
     grader: Meta | None = None
+    graders: ListOf(Meta, "judges") | None = Field(  # type: ignore[valid-type]
+        None, description="`grader` as a list: every judge, the first being `grader`"
+    )
     code_tests: Meta | None = Field(None, alias="codeTests")
     cache: CacheSummary | None = None
     shard: ShardSummary | None = None
