@@ -18,6 +18,8 @@ grader:
   - {adapter: command, id: other-judge, run: python3 grader.py inventive}
 gradings: 1
 reps: 2
+compare:
+  pairwise: true
 checks:
   typecheck: false
 """
@@ -30,6 +32,11 @@ print("Use allocate(10, [1, 1, 1]) and check the sum." if "allocate" in prompt e
 # honest: quotes the answer where the rule holds; inventive: says YES to everything with a made-up quote.
 GRADER = """import re, sys
 prompt = sys.stdin.read()
+if "PREFERENCES:" in prompt:  # the blind A/B: the answer with allocate( is better on both criteria
+    a = prompt.split("<answer_a>")[1].split("</answer_a>")[0]
+    pick = "A" if "allocate(" in a else "B"
+    print(f"PREFERENCES:\\n1: {pick}\\n2: {pick}")
+    sys.exit(0)
 answer = prompt.rpartition("<answer>")[2].rpartition("</answer>")[0]
 criteria = re.findall(r"^(\\d+)\\. (.+)$", prompt.split("Criteria:")[-1].split("<answer>")[0], re.M)
 lines = []
@@ -81,6 +88,11 @@ def test_two_judges_with_evidence_in_every_format(tmp_path: Path) -> None:
     assert "the judge disagrees with itself on 2 of 4 answers: sharpen the criterion" in report
     assert "Judge agreement: 50% (4 of 8 graded criteria had every grading agree)" in report
     assert "`a quote that is nowhere` (evidence not found)" in report
+    pairwise = doc["skills"]["money"]["pairwise"]
+    assert pairwise["preference"]["estimate"] == 100.0 and pairwise["preference"]["pairs"] == 2
+    assert [c["rep"] for c in pairwise["comparisons"]] == [1, 2]
+    assert all(c["a"] in ("baseline", "with-skill") for c in pairwise["comparisons"])  # the order, recorded
+    assert "the judge prefers the skill's answer: 100%, " in report and "beside the pass-rate delta" in report
     page = (run / "results.html").read_text()
     assert "<mark>allocate(10, [1, 1, 1])</mark>" in page and "evidence not found" in page
-    assert "judge agreement 50%" in page
+    assert "judge agreement 50%" in page and "blind A/B: prefers the skill&#39;s answer: 100%" in page

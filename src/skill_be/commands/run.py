@@ -78,7 +78,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     project = load_project(config_path, names, warn=warn)
     previous = check_before_calls(project)
     config = project.config
-    settings = replace(engine_settings(config, options.reps), top_up=options.top_up)
+    settings = replace(engine_settings(config, options.reps), top_up=options.top_up, pairwise=config.pairwise)
     check_top_up(config.gate, options.top_up, shown(config.path))
     concurrency = options.concurrency or config.concurrency
     junit = junit_path(options.junit)

@@ -6,7 +6,7 @@ import asyncio
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from copy import deepcopy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -18,6 +18,7 @@ from skill_be.engine.gate import Gate, LineScore, ScenarioLines
 from skill_be.engine.judge_noise import JudgeNoise, judge_noise
 from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.observations import Grading, Output, TestRun
+from skill_be.engine.pairwise import Comparison, compare
 from skill_be.engine.prompts import WITH_SKILL, grader_prompt
 from skill_be.engine.topup import settle
 from skill_be.engine.verdicts import Unparseable, counted, majority, parse_verdicts, parse_with_evidence, quote_span
@@ -89,6 +90,8 @@ class Settings:
     prices: Mapping[str, Price] = field(default_factory=dict)
     evidence: str | None = None  # grader.evidence: None, reported or required (engine/verdicts.py `counted`)
     max_split: float = 0.2  # grader.maxSplitShare: engine/judge_noise.py flags a line split more often
+    pairwise: bool = False  # compare.pairwise: a blind A/B of each rep's two answers (engine/pairwise.py)
+    pairwise_seed: int | None = None  # the A/B order's seed; None: a fresh one each run (tests fix it)
 
 
 @dataclass
@@ -100,6 +103,7 @@ class SkillRun:
     gate: Gate
     seconds: float
     judge: JudgeNoise | None = None  # the judge's own noise, with gradings >= 2 (engine/judge_noise.py)
+    pairwise: tuple[Comparison, ...] | None = None  # compare.pairwise (engine/pairwise.py)
 
     @property
     def errors(self) -> int:
@@ -227,7 +231,24 @@ class Engine:
                 group.create_task(one_rep(sl, model, rep))
         if self.agents is not None:  # agent scenarios: a JSON-lines check's entries become its lines
             lines = self.agents.final_lines(lines, outputs)
-        return await self.settle(skill, lines, outputs, time.monotonic() - started, one_rep)
+        run = await self.settle(skill, lines, outputs, time.monotonic() - started, one_rep)
+        if self.settings.pairwise and self.grader is not None:
+            run = replace(run, pairwise=await self.compare(skill, skill_index, run.outputs))
+        return run
+
+    async def compare(self, skill: Skill, skill_index: int, outputs: Sequence[Output]) -> tuple[Comparison, ...]:
+        """compare.pairwise: each rep's baseline and with-skill answers, blind, by the (first) judge."""
+        judge = self.grader
+        assert judge is not None
+
+        async def call(prompt: str, tag: CallTag) -> tuple[str | None, str | None]:
+            got = await self.call(judge, prompt, self.priority(skill_index, GRADE), tag._replace(skill=skill.name))
+            return (got.answer.text, None) if got.answer is not None else (None, got.error)
+
+        scenarios = skill.evals.scenarios
+        criteria = {sc.id: sc.criteria for sc in scenarios}
+        tasks = {sc.id: sc.prompt for sc in scenarios}
+        return tuple(await compare(call, outputs, criteria, tasks, self.settings.pairwise_seed))
 
     async def settle(
         self,

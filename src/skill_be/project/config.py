@@ -141,6 +141,7 @@ class Config(NamedTuple):
     grader_evidence: str | None = None
     grader_max_split: float = 0.2  # grader.maxSplitShare: a line whose gradings split on more answers is flagged
     more_graders: tuple[AdapterEntry, ...] = ()  # `grader` as a list: the judges after the first
+    pairwise: bool = False  # compare.pairwise: a blind A/B of each rep's answers (engine/pairwise.py)
 
     @property
     def graders(self) -> tuple[AdapterEntry, ...]:
@@ -186,6 +187,8 @@ def load_config(path: Path) -> Config:
         kw["code_tests"] = _code_tests(d["codeTests"], root)
     if isinstance(d.get("compare"), dict) and d["compare"].get("against"):
         kw["against"] = str(d["compare"]["against"])
+    if isinstance(d.get("compare"), dict) and d["compare"].get("pairwise"):
+        kw["pairwise"] = True
     if "neighbours" in d:
         kw["neighbours"] = tuple(_resolve(root, p) for p in d["neighbours"])
     if "triggerTurns" in d:

@@ -257,6 +257,9 @@ class TriageModel(Strict):
 
 
 class CompareModel(Strict):
+    pairwise: Flag = Field(
+        False, description="a blind A/B per rep: the judge says which answer meets each criterion better"
+    )
     against: Text | None = Field(
         None,
         description="a git commit, branch or tag: each run adds the `previous` arm, the skills as they were "

@@ -12,6 +12,7 @@ from skill_be.reports import strings
 from skill_be.reports.agent import agent_view
 from skill_be.reports.evidence import evidence_view
 from skill_be.reports.judge import html_notes, html_splits
+from skill_be.reports.pairwise import html_preference
 from skill_be.reports.pr_changes import marker
 from skill_be.reports.quote import html_text, one_line
 from skill_be.results.compare import COMPARED, Comparison
@@ -104,7 +105,15 @@ def _skill(
             ]
             models.append({"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))})
         scenarios.append({**sc, "models": models})
-    return {"name": name, **s, "scenarios": scenarios, "moved": _moved(s.get("effect")), "why": _why(s)}
+    prefers = html_preference(s.get("pairwise"))  # reports/pairwise.py
+    return {
+        "name": name,
+        **s,
+        "scenarios": scenarios,
+        "moved": _moved(s.get("effect")),
+        "why": _why(s),
+        "prefers": prefers,
+    }
 
 
 def _vs_base(base: Comparison | None, skill: str, scenario: str, model: str, line: Mapping[str, Any]) -> Any:

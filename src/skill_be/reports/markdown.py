@@ -17,6 +17,7 @@ from skill_be.reports.agent import AGENT_NOTE, agent_lines
 from skill_be.reports.evidence import evidence_lines
 from skill_be.reports.gate import release_gate_section
 from skill_be.reports.judge import agreement_line, split_lines
+from skill_be.reports.pairwise import pairwise_lines
 from skill_be.reports.quote import md_text
 from skill_be.reports.triggers import trigger_section
 
@@ -92,6 +93,8 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
         why = overall_why(fx)  # hook: issue 20, nested labels say why they differ
         out += [f"Why: {why}."] if why else []
     out += ["", *agreement_line(run.judge)] if run.judge is not None else []
+    delta = fx.overall.estimate if fx is not None and fx.scenarios else None
+    out += ["", *pairwise_lines(run.pairwise, delta)] if run.pairwise is not None else []  # reports/pairwise.py
     out += trigger_section(run.gate.trigger) if run.gate.trigger is not None else []  # reports/triggers.py
     out += ["", *extra] if extra else []
     out += ["", "---", "", *release_gate_section(run.gate), ""]

@@ -16,6 +16,7 @@ from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, REPS_CAP, Interval
 from skill_be.engine.verdicts import reasoning
 from skill_be.reports.gate import gate_reasons
 from skill_be.reports.judge import judge_json
+from skill_be.reports.pairwise import pairwise_json
 from skill_be.results.triggers import triggers_json
 
 SCHEMA_VERSION = 1
@@ -130,6 +131,7 @@ def skill_summary(
         },
         **_overall(g),
         **judge_json(run.judge),  # the judge's own noise, with gradings >= 2 (reports/judge.py)
+        **pairwise_json(run.pairwise),  # compare.pairwise (reports/pairwise.py)
         "scenarios": scenarios,
         **({"triggers": triggers_json(g.trigger)} if g.trigger is not None else {}),
     }

@@ -256,6 +256,32 @@ class JudgeSummary(Written):
     lines: ListOf(SplitLineSummary, "lines")  # type: ignore[valid-type]
 
 
+class PreferenceSummary(Written):
+    """compare.pairwise: the share (percent) of decided criteria where the judge preferred the skill's answer."""
+
+    estimate: Real
+    low: Real
+    high: Real
+    wins: Count
+    losses: Count
+    ties: Count
+    pairs: Count = Field(description="pairs of answers with a decided criterion: the interval's trials")
+
+
+class ComparisonSummary(Written):
+    scenario: Text
+    model: Text
+    rep: Integer
+    a: Text = Field(description='the arm the judge saw as "A" (the order was random)')
+    preferred: AnyTextList = Field(description="per criterion: baseline, with-skill or neither")
+    error: AnyText | None = None
+
+
+class PairwiseSummary(Written):
+    preference: PreferenceSummary | None = None
+    comparisons: ListOf(ComparisonSummary, "comparisons")  # type: ignore[valid-type]
+
+
 class Tokens(Written):
     input: Integer
     output: Integer
@@ -288,6 +314,7 @@ class SkillSummary(Written):
     gate: GateSummary
     effect: OverallEffect | None = None
     judge: JudgeSummary | None = None  # with gradings >= 2 (reports/judge.py)
+    pairwise: PairwiseSummary | None = None  # compare.pairwise (reports/pairwise.py)
     scenarios: ListOf(ScenarioSummary, "scenarios")  # type: ignore[valid-type]
     triggers: TriggersModel | None = None  # trigger evals (results/triggers.py)
     tokens: TokenSummary | None = None
