@@ -7,7 +7,7 @@ call hook (the response cache) and unit filter (a shard), then the checks and th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -22,7 +22,7 @@ from skill_be.commands.scale import CacheUse, Costs, Sharding, dry_run, engine_s
 from skill_be.commands.trigger_setup import trigger_runs
 from skill_be.commands.versus import Versus, merged_extras, versus
 from skill_be.engine.arms import DEFAULT_ARMS
-from skill_be.engine.runner import Settings
+from skill_be.engine.runner import Settings, SkillRun
 from skill_be.errors import UsageError
 from skill_be.paths import shown
 from skill_be.project.config import GateConfig
@@ -156,11 +156,28 @@ async def _benchmark(
         await drive(
             project, parts, files, settings, concurrency,
             hook=hook, units=units, agents=agents, triggers=triggers, interrupted=kept,
-            arms=arms, judge=against.judge if against else None,
+            arms=arms, judge=pairwise_judge(config.pairwise_gate, against.judge if against else None),
         )  # fmt: skip
     files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
     code = finish(project, files, junit, said=files.compare_with_base(base))  # run --base: the comparison
     return sharding.finish(shard) if sharding and shard else code
+
+
+def pairwise_judge(gate: bool, then: Callable[[SkillRun], SkillRun] | None) -> Callable[[SkillRun], SkillRun] | None:
+    """compare.pairwiseGate: the blind A/B's one block (reports/pairwise.py) joins the gate's rules,
+    after `then` (the previous arm's judge)."""
+    if not gate:
+        return then
+
+    def judge(run: SkillRun) -> SkillRun:
+        from skill_be.engine.gate import with_rules
+        from skill_be.reports.pairwise import pairwise_block
+
+        run = then(run) if then is not None else run
+        block = pairwise_block(run.pairwise)
+        return replace(run, gate=with_rules(run.gate, [block])) if block else run
+
+    return judge
 
 
 def warn_same_family(project: Project) -> None:

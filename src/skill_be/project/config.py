@@ -142,6 +142,7 @@ class Config(NamedTuple):
     grader_max_split: float = 0.2  # grader.maxSplitShare: a line whose gradings split on more answers is flagged
     more_graders: tuple[AdapterEntry, ...] = ()  # `grader` as a list: the judges after the first
     pairwise: bool = False  # compare.pairwise: a blind A/B of each rep's answers (engine/pairwise.py)
+    pairwise_gate: bool = False  # compare.pairwiseGate: it feeds the gate (commands/run.py pairwise_judge)
 
     @property
     def graders(self) -> tuple[AdapterEntry, ...]:
@@ -187,8 +188,9 @@ def load_config(path: Path) -> Config:
         kw["code_tests"] = _code_tests(d["codeTests"], root)
     if isinstance(d.get("compare"), dict) and d["compare"].get("against"):
         kw["against"] = str(d["compare"]["against"])
-    if isinstance(d.get("compare"), dict) and d["compare"].get("pairwise"):
-        kw["pairwise"] = True
+    if isinstance(d.get("compare"), dict) and (d["compare"].get("pairwise") or d["compare"].get("pairwiseGate")):
+        kw["pairwise"] = True  # pairwiseGate implies the comparison
+        kw["pairwise_gate"] = bool(d["compare"].get("pairwiseGate"))
     if "neighbours" in d:
         kw["neighbours"] = tuple(_resolve(root, p) for p in d["neighbours"])
     if "triggerTurns" in d:

@@ -260,6 +260,11 @@ class CompareModel(Strict):
     pairwise: Flag = Field(
         False, description="a blind A/B per rep: the judge says which answer meets each criterion better"
     )
+    pairwise_gate: Flag = Field(
+        False,
+        alias="pairwiseGate",
+        description="the blind A/B feeds the gate: NOT READY when the judge surely prefers the baseline's answers",
+    )
     against: Text | None = Field(
         None,
         description="a git commit, branch or tag: each run adds the `previous` arm, the skills as they were "

@@ -199,4 +199,6 @@ def gate_reasons(gate: Gate) -> list[str]:
 
 def _rule_of(reason: str) -> str:
     """The config key behind a rule's reason (engine/gate.py Rules)."""
+    if reason.startswith("blind A/B:"):  # reports/pairwise.py GATE_BLOCK
+        return "compare.pairwiseGate"
     return "gate.minDelta" if reason.startswith("min delta:") else "gate.previous"

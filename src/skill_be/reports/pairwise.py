@@ -13,6 +13,10 @@ PAIRWISE_LINE = (
     "Blind A/B (compare.pairwise; the judge saw each rep's two answers as A and B in a random order): "
     "the judge {prefers} ({wins} of {decided} decided criteria over {pairs} pairs; {ties} ties){delta}."
 )
+GATE_BLOCK = (
+    "blind A/B: the judge prefers the baseline's answer (the skill's {rate}%, 95% interval {low} to {high}%, "
+    "all below 50%; compare.pairwiseGate)"
+)
 NOTHING_DECIDED = "Blind A/B (compare.pairwise): the judge preferred neither answer on every criterion."
 
 
@@ -76,3 +80,11 @@ def html_preference(section: Mapping[str, Any] | None) -> str | None:
     if not p:
         return None
     return PREFERS.format(rate=round(p["estimate"]), low=round(p["low"]), high=round(p["high"]))
+
+
+def pairwise_block(comparisons: Sequence[Comparison] | None) -> str | None:
+    """compare.pairwiseGate's one reason: the whole interval of the skill's preference below 50%."""
+    p = preference(comparisons or ())
+    if p is None or p.high >= 0.5:
+        return None
+    return GATE_BLOCK.format(rate=_pct(p.rate), low=_pct(p.low), high=_pct(p.high))

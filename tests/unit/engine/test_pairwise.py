@@ -68,3 +68,34 @@ def test_the_reply_is_read_from_the_last_block() -> None:
 def test_off_by_default() -> None:
     e = engine([Model("m", Scripted(answer))], Model("g", Scripted(lambda p, n: verdicts(True))), settings(2))
     assert asyncio.run(e.run_skill(skill(), 0)).pairwise is None
+
+
+def test_it_feeds_the_gate_only_when_the_config_says_so() -> None:
+    from skill_be.commands.run import pairwise_judge
+    from skill_be.reports.gate import gate_reasons
+    from skill_be.reports.pairwise import pairwise_block
+
+    def judge(prompt: str, n: int) -> str:  # prefers the baseline's answer, wherever it is shown
+        if "PREFERENCES:" not in prompt:
+            return verdicts(True)
+        a = prompt.split("<answer_a>")[1].split("</answer_a>")[0]
+        return f"PREFERENCES:\n1: {'B' if 'with the skill' in a else 'A'}\n"
+
+    s = replace(settings(10), pairwise=True, pairwise_seed=3)
+    e = engine([Model("m", Scripted(answer))], Model("g", Scripted(judge)), s)
+    out = asyncio.run(e.run_skill(skill(scenarios=[scenario("split")]), 0))
+    assert out.gate.ready  # the lines alone: READY
+    block = pairwise_block(out.pairwise)
+    assert block is not None and block.startswith("blind A/B: the judge prefers the baseline's answer (the skill's 0%")
+    assert pairwise_judge(False, None) is None  # off by default: the gate never sees it
+    gated = pairwise_judge(True, None)
+    assert gated is not None
+    blocked = gated(out)
+    assert not blocked.gate.ready and any("compare.pairwiseGate" in r for r in gate_reasons(blocked.gate))
+    assert pairwise_block(run("skill", 10).pairwise) is None  # the control: a skill the judge prefers
+    from skill_be.reports.gate import release_gate_section
+
+    assert any(
+        line.startswith("- **BLOCKED** (compare.pairwiseGate): blind A/B")
+        for line in release_gate_section(blocked.gate)
+    )
