@@ -263,7 +263,7 @@ class CompareModel(Strict):
     pairwise_gate: Flag = Field(
         False,
         alias="pairwiseGate",
-        description="the blind A/B feeds the gate: NOT READY when the judge surely prefers the baseline's answers",
+        description="the blind A/B feeds the gate: it blocks when the judge surely prefers the baseline's answers",
     )
     against: Text | None = Field(
         None,
