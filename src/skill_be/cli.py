@@ -62,6 +62,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--base", metavar="<ref>", help="then compare the result file with the one at the merge base with <ref>"
     )
+    p.add_argument(
+        "--validate",
+        action="store_true",
+        help="first grade the reference answers (check --graders); stop if one disagrees",
+    )
 
 
 def _verify_options(p: argparse.ArgumentParser) -> None:
@@ -84,6 +89,12 @@ def _triggers_options(p: argparse.ArgumentParser) -> None:
 
 def _check_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the problems as JSON, with files and lines")
+    p.add_argument(
+        "--graders",
+        action="store_true",
+        help="grade each scenario's reference answers with the judge; list the lines that disagree",
+    )
+    p.add_argument("--dry-run", action="store_true", help="with --graders: print the calls, tokens and cost only")
 
 
 def _triage_options(p: argparse.ArgumentParser) -> None:

@@ -180,6 +180,7 @@ def regrade_meta(
         "timeoutSeconds": settings.timeout_seconds,
         "models": earlier.models(),
         "grader": described["grader"],
+        **({"graders": described["graders"]} if "graders" in described else {}),  # `grader` as a list
         "codeTests": described["codeTests"],
         "cache": None,
     }

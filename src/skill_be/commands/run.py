@@ -7,13 +7,13 @@ call hook (the response cache) and unit filter (a shard), then the checks and th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 from skill_be.engine.arms import DEFAULT_ARMS
-from skill_be.engine.runner import Settings
+from skill_be.engine.runner import Settings, SkillRun
 from skill_be.errors import UsageError
 from skill_be.paths import shown
 from skill_be.project.config import GateConfig
@@ -28,7 +28,7 @@ from skill_be.wiring.agent_parts import agent_side
 from skill_be.wiring.assembly import Parts, assemble, engine_settings, interruptible
 from skill_be.wiring.common import warn
 from skill_be.wiring.interrupted import keep_partial
-from skill_be.wiring.pipeline import check_before_calls, drive, finish
+from skill_be.wiring.pipeline import check_before_calls, check_graders, drive, finish
 from skill_be.wiring.run_files import RunFiles, base_of
 from skill_be.wiring.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
 from skill_be.wiring.trigger_setup import trigger_runs
@@ -49,6 +49,7 @@ class Options:
     shard: str | None = None  # --shard K/N: results/shards.py
     against: str | None = None  # --against REF (or compare.against): the previous arm, wiring/versus.py
     base: str | None = None  # --base REF: compare the result file with REF's (results/with_base.py)
+    validate: bool = False  # --validate: the reference answers first (wiring/pipeline.py check_graders)
 
 
 def main(
@@ -66,9 +67,10 @@ def main(
     shard: str | None = None,
     against: str | None = None,
     base: str | None = None,
+    validate: bool = False,
 ) -> int:
     options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard, against)
-    options = replace(options, base=base)  # issue 19: run --base
+    options = replace(options, base=base, validate=validate)
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
@@ -76,12 +78,13 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     project = load_project(config_path, names, warn=warn)
     previous = check_before_calls(project)
     config = project.config
-    settings = replace(engine_settings(config, options.reps), top_up=options.top_up)
+    settings = replace(engine_settings(config, options.reps), top_up=options.top_up, pairwise=config.pairwise)
     check_top_up(config.gate, options.top_up, shown(config.path))
     concurrency = options.concurrency or config.concurrency
     junit = junit_path(options.junit)
     cache_on = (config.cache or options.cache) and not options.no_cache
     check_triggers(project, warn)  # wiring/trigger_setup.py: trigger evals, checked before any call
+    warn_same_family(project)
     against = options.against or config.against
     if against and options.shard is not None:
         raise UsageError(
@@ -90,6 +93,9 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
             "run",
         )
     base = base_of(project, options.base, options.shard)  # run --base: a ref git lacks stops here
+    if options.validate and await check_graders(project, settings, concurrency, options.dry_run):
+        print("Stopped before the benchmark: a line disagrees with a reference answer (run --validate)", flush=True)
+        return 1
     if options.dry_run:
         if against:
             print(f"Not in this plan: the previous arm (--against {against}) of each skill changed since then.")
@@ -150,11 +156,39 @@ async def _benchmark(
         await drive(
             project, parts, files, settings, concurrency,
             hook=hook, units=units, agents=agents, triggers=triggers, interrupted=kept,
-            arms=arms, judge=against.judge if against else None,
+            arms=arms, judge=pairwise_judge(config.pairwise_gate, against.judge if against else None),
         )  # fmt: skip
     files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
     code = finish(project, files, junit, said=files.compare_with_base(base))  # run --base: the comparison
     return sharding.finish(shard) if sharding and shard else code
+
+
+def pairwise_judge(gate: bool, then: Callable[[SkillRun], SkillRun] | None) -> Callable[[SkillRun], SkillRun] | None:
+    """compare.pairwiseGate: the blind A/B's one block (reports/pairwise.py) joins the gate's rules,
+    after `then` (the previous arm's judge)."""
+    if not gate:
+        return then
+
+    def judge(run: SkillRun) -> SkillRun:
+        from skill_be.engine.gate import with_rules
+        from skill_be.engine.pairwise import baseline_preferred
+
+        run = then(run) if then is not None else run
+        block = baseline_preferred(run.pairwise)
+        return replace(run, gate=with_rules(run.gate, [block])) if block else run
+
+    return judge
+
+
+def warn_same_family(project: Project) -> None:
+    """A judge of the same provider family as a model under test: said once per pair, before any call."""
+    from skill_be.project.families import same_family
+    from skill_be.reports.judge import SAME_FAMILY
+
+    config = project.config
+    if any(sc.criteria for s in project.skills for sc in s.evals.scenarios):
+        for judge, model, family in same_family(config.graders, config.models):
+            warn(SAME_FAMILY.format(judge=judge, model=model, family=family))
 
 
 def scale_meta(cache: CacheUse | None, sharding: Sharding | None) -> dict[str, object]:
@@ -172,6 +206,7 @@ def report_header(project: Project, parts: Parts, settings: Settings, started: d
         gradings=settings.gradings,
         grader=config.grader.id,
         grader_adapter=config.grader.adapter,
+        judges=[m.label for m in parts.judges],
     )
 
 

@@ -320,13 +320,25 @@ class NotHeldOn:
     model: str
 
 
-RuleReason = ShortOfMinDelta | WorseThanPrevious | NotHeldOn
+@dataclass(frozen=True)
+class BaselinePreferred:
+    """compare.pairwiseGate: in the blind A/B the judge prefers the baseline's answers; the whole 95%
+    interval of the skill's preference rate (`low` to `high`, fractions) is below one half."""
+
+    rate: float
+    low: float
+    high: float
+
+
+RuleReason = ShortOfMinDelta | WorseThanPrevious | NotHeldOn | BaselinePreferred
 
 
 def rule_key(reason: RuleReason) -> str:
     """The config key whose rule gave the reason."""
     if isinstance(reason, NotHeldOn):
         return "gate.models"
+    if isinstance(reason, BaselinePreferred):
+        return "compare.pairwiseGate"
     return "gate.minDelta" if isinstance(reason, ShortOfMinDelta) else "gate.previous"
 
 

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skill_be.engine.gate import Gate, NotHeldOn, RuleReason, ShortOfMinDelta, WorseThanPrevious, rule_key
+from skill_be.engine.gate import (
+    BaselinePreferred,
+    Gate,
+    NotHeldOn,
+    RuleReason,
+    ShortOfMinDelta,
+    WorseThanPrevious,
+    rule_key,
+)
 
 # The kinds of reason, as summary.json and the result file record them (`why[].kind`).
 ERRORS = "errors"  # outputs (or trigger calls) that failed: gate.blockOnErrors
@@ -21,7 +29,8 @@ TRIGGERS = "triggers"  # a trigger check that blocks (recall, false triggers)
 MIN_DELTA = "min-delta"  # gate.minDelta
 PREVIOUS = "previous"  # gate.previous
 MODEL = "model"  # gate.models: a model that must hold, where the gate on it alone blocks
-KINDS = (ERRORS, ZERO, REGRESSION, INCONCLUSIVE, NOT_GRADED, TRIGGERS, MIN_DELTA, PREVIOUS, MODEL)
+PAIRWISE = "pairwise"  # compare.pairwiseGate: the blind A/B's judge prefers the baseline
+KINDS = (ERRORS, ZERO, REGRESSION, INCONCLUSIVE, NOT_GRADED, TRIGGERS, MIN_DELTA, PREVIOUS, MODEL, PAIRWISE)
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,8 @@ def rule_reason(r: RuleReason) -> Reason:
         return Reason(MIN_DELTA, rule_key(r), r)
     if isinstance(r, NotHeldOn):
         return Reason(MODEL, rule_key(r), r, model=r.model)
+    if isinstance(r, BaselinePreferred):
+        return Reason(PAIRWISE, rule_key(r), r)
     assert isinstance(r, WorseThanPrevious)
     return Reason(PREVIOUS, rule_key(r), r, r.scenario, r.model, r.line)
 

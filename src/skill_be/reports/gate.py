@@ -4,6 +4,7 @@ reasons the result file and summary.json record."""
 from __future__ import annotations
 
 from skill_be.engine.gate import (
+    BaselinePreferred,
     EvidenceBlock,
     Gate,
     Inconclusive,
@@ -19,6 +20,7 @@ from skill_be.engine.reasons import ZERO, ErrorCount, Reason, reasons
 from skill_be.engine.stats import REPS_CAP, Interval
 from skill_be.engine.trigger_scores import TriggerCheck
 from skill_be.reports import strings as s
+from skill_be.reports.pairwise import block_text
 from skill_be.reports.quote import md_text, one_line
 from skill_be.reports.triggers import check_line, trigger_bullets
 
@@ -228,7 +230,7 @@ def reason_text(r: Reason) -> str:
         return f"inconclusive: {d.scenario} / {d.model} — {what}: {interval_text(d.interval)}; {decide}"
     if isinstance(d, TriggerCheck):
         return check_line(d)
-    if isinstance(d, (ShortOfMinDelta, WorseThanPrevious, NotHeldOn)):
+    if isinstance(d, (ShortOfMinDelta, WorseThanPrevious, NotHeldOn, BaselinePreferred)):
         return rule_text(d)
     assert isinstance(d, tuple)  # NOT_GRADED: the scenarios
     return s.REASON_NOT_GRADED.format(scenarios=", ".join(d))
@@ -249,6 +251,8 @@ def rule_text(r: RuleReason) -> str:
     """A gate.minDelta, gate.previous or gate.models reason in plain words."""
     if isinstance(r, NotHeldOn):
         return s.REASON_MODEL.format(model=r.model)
+    if isinstance(r, BaselinePreferred):
+        return block_text(r)
     if isinstance(r, ShortOfMinDelta):
         if r.effect is None:
             return f"min delta: no scored line to measure the overall effect against {r.min_delta:g}pp"

@@ -102,3 +102,6 @@ RESULT_RULES_BLOCKED = RESULT_PREFIX + "blocked by gate.previous or gate.minDelt
 RULES_BLOCKER = "{rules} against the base (NOT READY: {skills})"  # verify --base: gate.previous, gate.minDelta
 VERIFY_ALL_READY = "result file {name}: {n} skill(s) match their last run, every one READY"
 VERIFY_NOT_READY = '  - skill "{skill}": NOT READY at its last run ({date}): {why}; fix it and {rerun}'
+# check --graders (reports/references.py): the reference answers' Result line
+REFERENCES_PASS = RESULT_PASS + " ({n} reference answer(s), every line as expected)"
+REFERENCES_BLOCKER = "{found} line(s) that disagree with their reference answers ({n} checked)"

@@ -61,7 +61,16 @@ class ReasonRecord(Record):
     """One blocking reason as data (engine/reasons.py `Reason`): what readers decide from, beside its words."""
 
     kind: Literal[
-        "errors", "zero", "regression", "inconclusive", "not-graded", "triggers", "min-delta", "previous", "model"
+        "errors",
+        "zero",
+        "regression",
+        "inconclusive",
+        "not-graded",
+        "triggers",
+        "min-delta",
+        "previous",
+        "model",
+        "pairwise",
     ]
     source: Text = Field(description="the config key (or part) that decided it: gate.minDelta, gate.previous, ...")
     scenario: AnyText | None = None

@@ -166,3 +166,46 @@ def closing(
     print("\n".join(lines), flush=True)
     sys.stdout.flush()
     return code
+
+
+async def check_graders(project: Project, settings: Settings, concurrency: int, dry_run: bool = False) -> int:
+    """`check --graders` and `run --validate`: every reference answer judged as a run would judge it
+    (the grader, the code tests, the assertions), each line that disagrees with its `expect` printed
+    as one line, the judge's replies kept under `<results>/graders/`. 0 when every line agrees, else 1.
+    No model under test is called; with `dry_run`, only the plan is printed."""
+    from datetime import datetime
+
+    from skill_be.engine.references import check_references, disagreements, plan, references_of
+    from skill_be.reports.references import plan_lines, result_lines
+    from skill_be.results.run_dir import RunDir
+    from skill_be.wiring.assembly import assemble
+
+    config = project.config
+    todo = references_of(project.skills)
+    if not todo:
+        raise ConfigError(
+            f"{shown(config.path)}: no scenario has references; add references (answers with what each line must "
+            "give) to a scenario of an eval file (see docs/guide/judge.md)"
+        )
+    graded = any(sl.scenario.criteria for _, sl, _ in todo)
+    if dry_run:
+        judges = [j.id for j in config.graders]
+        calls = settings.gradings * len(judges)  # each judge grades `gradings` times
+        p = plan(project.skills, settings.grader_rules, settings.evidence is not None, calls, judges[0], config.pricing)
+        print("\n".join(plan_lines(p, calls, " and ".join(judges))), flush=True)
+        return 0
+    async with assemble(project, models=False, grader=graded) as parts:
+        engine = parts.engine(settings, concurrency)
+        checked = await check_references(engine, project.skills)
+        run_dir = RunDir(config.results / "graders", datetime.now().astimezone(), parts.redactor)
+    found = [d for c in checked for d in disagreements(c)]
+    replies: dict[tuple[str, str, int], str] = {}
+    if any(d.kind == "criterion" for d in found):
+        run_dir.create()
+        for c in {(d.checked.skill, d.checked.scenario, d.checked.reference.number): d.checked for d in found}.values():
+            run_dir.write_output(c.skill, c.output)
+            replies[(c.skill, c.scenario, c.reference.number)] = shown(
+                run_dir.output_dir(c.skill, c.scenario, c.output.model)
+            )
+    print("\n".join(result_lines(found, len(checked), replies)), flush=True)
+    return 1 if found else 0

@@ -45,7 +45,7 @@ def test_a_grader_prompt_wins_over_the_template(tmp_path: Path) -> None:
 
 
 def test_an_unknown_template_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"grader\.template: must be code .* or generic .*, not 'prose'"):
+    with pytest.raises(ConfigError, match=r"grader\.template: must be code .*, generic .* or evidence .*, not 'prose'"):
         load_config(with_template(tmp_path, "  template: prose\n").config)
 
 
