@@ -11,7 +11,7 @@ from typing import Any
 
 from skill_be.agents.boxes import AgentRun, CheckResult
 from skill_be.agents.checks import check_lines
-from skill_be.agents.drivers.base import AgentDriver, AgentSetup, Transcript
+from skill_be.agents.drivers.base import AgentDriver, AgentSetup, Transcript, shared_tool
 from skill_be.agents.record import record_of
 from skill_be.agents.workspace import Files
 
@@ -29,6 +29,9 @@ def outcome(
     """The run's transcript, record and error."""
     transcript = _parse(driver, run, setup)
     record = record_of(run, transcript, files, seconds, redact)
+    servers = [m.name for m in setup.mcp]
+    for kept, call in zip(record["transcript"]["toolCalls"], transcript.tool_calls, strict=True):
+        kept["tool"] = shared_tool(driver, call.name, servers)  # expect.tools' vocabulary
     # A limit or a kill first (the transcript is cut then), then the CLI's own words, then its exit.
     error = run.error or _stopped(run) or transcript.error or _exit_error(run)
     return Outcome(transcript, record, redact(error) if error else None)

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from skill_be.adapters.base import Answer, Usage
 from skill_be.agents.boxes import AgentBox
 from skill_be.agents.checks import expand_names, line_names, skill_lines
-from skill_be.agents.drivers.base import AgentDriver, AgentLimits, AgentSetup, ModelEndpoint
+from skill_be.agents.drivers.base import AgentDriver, AgentLimits, AgentSetup, McpServerSpec, ModelEndpoint
+from skill_be.agents.expect import expect_line_names, expect_lines, shared_calls
 from skill_be.agents.inputs import AgentInputs
 from skill_be.agents.record import after_files, composite, summary_of
 from skill_be.agents.runs import check_results, outcome
@@ -91,7 +92,7 @@ class AgentSide:
     def line_names(self, sc: Scenario, code_tests: tuple[str, ...]) -> tuple[str, ...]:
         """The lines known before the run: code tests, one per check, the skill line."""
         assert sc.agent is not None
-        return line_names(sc.agent, code_tests)
+        return (*line_names(sc.agent, code_tests), *expect_line_names(sc.agent.world))
 
     def final_lines(self, lines: list[ScenarioLines], outputs: Sequence[Output]) -> list[ScenarioLines]:
         """A check that printed `{"checks": [...]}` is replaced by its entries' lines, in the order seen."""
@@ -130,6 +131,8 @@ class AgentSide:
             ),
             tools=agent.tools,
             limits=AgentLimits(agent.max_turns, float(agent.timeout_seconds), agent.max_tokens),
+            mcp=tuple(McpServerSpec(m.name, m.command, m.args, dict(m.env)) for m in agent.world.mcp),
+            follow_ups=agent.world.follow_ups,
         )
 
     async def output(
@@ -226,9 +229,11 @@ class AgentSide:
             grade_model_free(
                 out, sc, engine.settings.prices.get(out.model), where, text=final if isinstance(final, str) else None
             )
-        loaded = skill.doc.name in (record.get("transcript") or {}).get("skillsLoaded", {})
+        skills_loaded = (record.get("transcript") or {}).get("skillsLoaded") or {}
         if agent.skill_loaded is not None:
-            results.append(LineResult(skill_lines(agent)[0], loaded == agent.skill_loaded))
+            results.append(LineResult(skill_lines(agent)[0], (skill.doc.name in skills_loaded) == agent.skill_loaded))
+        world_lines = expect_lines(agent.world, shared_calls(record), skills_loaded)
+        results.extend(LineResult(name, passed, message) for name, passed, message in world_lines)
         out.tests = AgentLines(results)
 
     async def _checks(

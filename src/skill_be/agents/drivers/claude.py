@@ -50,6 +50,9 @@ class ClaudeDriver:
     providers: tuple[str, ...] = ("anthropic",)
     # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
     trigger_tools: tuple[str, ...] = ("Read",)
+    # expect.tools' shared names (Glob, Grep, WebFetch, ... keep their own); MCP tools: mcp__<server>__<tool>.
+    tool_names: Mapping[str, str] = {"Bash": "shell", "Read": "read", "Write": "write", "Edit": "edit",
+                                     "MultiEdit": "edit", "NotebookEdit": "edit", "Skill": "skill"}  # fmt: skip
 
     def __init__(self, bin: str = "claude", path: str = DEFAULT_PATH) -> None:
         self.bin = bin

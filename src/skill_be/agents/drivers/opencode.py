@@ -56,6 +56,10 @@ class OpencodeDriver:
     providers: tuple[str, ...] = ("openai", "anthropic")
     # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
     trigger_tools: tuple[str, ...] = ("read",)
+    # expect.tools' shared names (glob, grep, list, webfetch, todowrite keep their own); MCP tools:
+    # <server>_<tool>.
+    tool_names: Mapping[str, str] = {"bash": "shell", "read": "read", "write": "write", "edit": "edit",
+                                     "patch": "edit", "multiedit": "edit", "skill": "skill"}  # fmt: skip
 
     def __init__(self, bin: str = "opencode", path: str = DEFAULT_PATH, python: str = "python3") -> None:
         self.bin = bin

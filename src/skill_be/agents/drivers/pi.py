@@ -64,6 +64,9 @@ class PiDriver:
     providers: tuple[str, ...] = ("openai", "anthropic")
     # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
     trigger_tools: tuple[str, ...] = ("read",)
+    # expect.tools' shared names (grep, find, ls keep their own). pi has no skill tool: a load is a `read`
+    # of SKILL.md (expect.skillsLoaded sees it).
+    tool_names: Mapping[str, str] = {"bash": "shell", "read": "read", "write": "write", "edit": "edit"}
 
     def __init__(self, bin: str = "pi", path: str = DEFAULT_PATH) -> None:
         self.bin = bin

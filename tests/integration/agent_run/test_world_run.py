@@ -1,0 +1,63 @@
+"""`skill-be run` on agent scenarios that use the agent's world (the drivers' table replaced by the fake
+agent, tests/integration/agent_run/fake_agent.py, on this machine): expect.tools and the skill lists
+are lines of the report, each passing and failing as it should."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from tests.integration.agent_run.fake_agent import write
+from tests.integration.agent_run.test_agent_run_command import agent_project, run
+
+
+def lines_at(summary: dict[str, Any], index: int) -> dict[str, tuple[int, int]]:
+    sc = summary["skills"]["greet"]["scenarios"][index]
+    model = next(iter(sc["models"].values()))
+    return {x["line"]: (x["baseline"], x["withSkill"]) for x in model["lines"]}
+
+
+def test_expect_tools_and_the_skill_lists_are_lines(tmp_path: Path, model_server: str) -> None:
+    root = agent_project(tmp_path, model_server, "process", reps=1)
+    write(root / "skills/helper/SKILL.md", "---\nname: helper\ndescription: Helps.\n---\n# Helper\n")
+    doc = yaml.safe_load((root / "skill-be.yaml").read_text())
+    (root / "skill-be.yaml").write_text(yaml.safe_dump({**doc, "neighbours": ["./skills/helper"]}))
+    evals = json.loads((root / "evals/greet.json").read_text())
+    sc = evals["scenarios"][0]
+    for key in ("criteria", "checks", "checkFiles"):
+        sc.pop(key)
+    # The fake loads every offered skill (the neighbour helper in both arms: it steals the trigger),
+    # writes answer.txt, then runs `cat greeting.txt` with its bash tool.
+    sc["expect"] = {
+        "skillLoaded": True,
+        "tools": {"called": ["shell", "write"], "notCalled": ["edit", "read"], "order": ["write", "shell"]},
+        "skillsLoaded": ["greet"],
+        "skillsNotLoaded": ["helper"],
+    }
+    quiet = {**json.loads(json.dumps(sc)), "id": "no-load"}  # the control: nothing loaded, nothing written
+    quiet["prompt"] = json.dumps({"load": False, "steps": [{"sh": "cat greeting.txt"}], "final": "read it"})
+    quiet["expect"] = {"tools": {"order": ["shell", "write"]}, "skillsNotLoaded": ["helper"]}
+    evals["scenarios"] = [sc, quiet]
+    (root / "evals/greet.json").write_text(json.dumps(evals))
+    code, printed, summary, run_dir = run(root)
+    assert lines_at(summary, 0) == {
+        "[test] skill loaded": (0, 100),
+        "[test] tool called: shell": (100, 100),
+        "[test] tool called: write": (100, 100),
+        "[test] tool not called: edit": (100, 100),
+        "[test] tool not called: read": (0, 0),  # the fake loads helper in both arms: a read of SKILL.md
+        "[test] tools in order: write → shell": (100, 100),
+        "[test] skill loaded: greet": (0, 100),
+        "[test] skill not loaded: helper": (0, 0),
+    }, printed
+    assert lines_at(summary, 1) == {
+        "[test] tools in order: shell → write": (0, 0),
+        "[test] skill not loaded: helper": (100, 100),
+    }, printed
+    report = (run_dir / "greet.md").read_text()
+    assert "tool not called: read" in report
+    transcript = json.loads((run_dir / "greet/greet-file/fake-model/rep-1-with-skill.transcript.json").read_text())
+    assert [c["tool"] for c in transcript["toolCalls"]] == ["read", "read", "write", "shell"]
+    assert code == 1, printed  # critical lines fail: NOT READY
