@@ -83,11 +83,18 @@ class AgentSide:
         boxes: Mapping[str, AgentBox],
         inputs: AgentInputs,
         redact: Callable[[str], str] = lambda t: t,
+        own: Mapping[tuple[str, str], AgentBox] | None = None,
     ) -> None:
         self.models = models
         self.boxes = boxes
         self.inputs = inputs
         self.redact = redact
+        self.own = own or {}  # (skill, scenario id) -> the box of a scenario with an environment
+
+    def box(self, skill: Skill, sc: Scenario) -> AgentBox:
+        """Where the scenario's agent and checks run: its environment's image, else its sandbox."""
+        assert sc.agent is not None
+        return self.own.get((skill.name, sc.id)) or self.boxes[sc.agent.sandbox]
 
     def line_names(self, sc: Scenario, code_tests: tuple[str, ...]) -> tuple[str, ...]:
         """The lines known before the run: code tests, one per check, the skill line."""
@@ -105,7 +112,9 @@ class AgentSide:
             out.append(ScenarioLines(sl.scenario, expand_names(sl.tests, [[r.name for r in t.results] for t in seen])))
         return out
 
-    def cache_prompt(self, sc: Scenario, am: AgentModel, setup: AgentSetup, files: Files) -> str:
+    def cache_prompt(
+        self, sc: Scenario, am: AgentModel, setup: AgentSetup, files: Files, image: str | None = None
+    ) -> str:
         """What the response cache keys an agent run on, besides the adapter, arm and rep."""
         assert sc.agent is not None
         doc = {
@@ -116,6 +125,11 @@ class AgentSide:
             "cli": [am.drivers[sc.agent.sandbox].name, am.version],
             "agent": sc.agent.settings(),
         }
+        if image is not None:  # an environment's image (its tag is the hash of what it is made of)
+            doc["environment"] = image
+        if setup.mcp or setup.follow_ups:
+            doc["world"] = {"mcp": [[m.name, m.command, list(m.args), dict(m.env)] for m in setup.mcp],
+                            "followUps": list(setup.follow_ups)}  # fmt: skip
         return json.dumps(doc, sort_keys=True)
 
     def _setup(self, skill: Skill, sc: Scenario, am: AgentModel, arm: Arm) -> AgentSetup:
@@ -150,8 +164,11 @@ class AgentSide:
         setup = self._setup(skill, sc, am, arm)
         tag = CallTag("generate", sc.id, rep, arm.name, skill=skill.name)
         failed: dict[str, Any] = {}
-        make = self._maker(engine, am.drivers[agent.sandbox], setup, files, failed, self.boxes[agent.sandbox])
-        key = self.cache_prompt(sc, am, setup, files)
+        box = self.box(skill, sc)
+        make = self._maker(engine, am.drivers[agent.sandbox], setup, files, failed, box)
+        key = self.cache_prompt(
+            sc, am, setup, files, getattr(box, "image", None) if box is not self.boxes[agent.sandbox] else None
+        )
         call = await engine.hook.call(make, model, key, engine.priority(skill_index, GENERATE), tag)
         out.seconds = call.seconds
         if call.answer is None:
@@ -254,7 +271,7 @@ class AgentSide:
             out.errors.append(f"{where}: the checks could not run ({extra}); their lines count as 0")
             return
         commands = [(c.name, c.run) for c in agent.checks]
-        box = self.boxes[agent.sandbox]
+        box = self.box(skill, sc)
         # Under the engine's limit too (as a grading): a checks container is as heavy as a call.
         async with engine.limiter.slot(engine.priority(skill_index, GRADE)):
             rows, error = await asyncio.to_thread(
