@@ -1,0 +1,81 @@
+"""skillgrade's superlint example converted by `skill-be convert --from skillgrade` and run offline
+through each pinned agent CLI in its container: the converted `environment.files` put the tool at
+/usr/local/bin/superlint (+x) in the scenario's image (built on skill-be's), a scripted model follows
+the task's workflow (check, fix --target app.js, verify) with the CLI's own shell tool, and the
+converted bash grader's skillgrade JSON gives its lines. The control: the same run in skill-be's
+image, where the tool is missing, and the grader's lines fail."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from tests.e2e.test_convert import CONFIG, PEERS, skill_be
+from tests.integration.agent_run.conftest import IMAGE
+from tests.integration.agent_run.test_agent_cli_containers import KEY, PROVIDER, box, endpoint, server, tls
+
+from skill_be import containers
+from skill_be.agents.boxes.docker import IMAGE_PATH, DockerBox
+from skill_be.agents.checks import check_lines
+from skill_be.agents.drivers import driver
+from skill_be.agents.drivers.base import AgentLimits, AgentSetup
+
+__all__ = ["box", "server", "tls"]  # the module's fixtures, shared with the other container tests
+LABEL = {"skill-be.helper": "world"}
+WORKFLOW = "superlint check; superlint fix --target app.js; superlint verify"
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("superlint")
+    shutil.copytree(PEERS / "skillgrade-superlint", root / "skills" / "superlint")
+    (root / "skill-be.yaml").write_text(CONFIG)
+    done = skill_be(root, "convert", "--from", "skillgrade", "skills/superlint/eval.yaml")
+    assert done.returncode == 0, done.stderr
+    (sc,) = json.loads((root / "evals/superlint.json").read_text())["scenarios"]
+    return {"scenario": sc, "evals": root / "evals"}
+
+
+@pytest.fixture(scope="module")
+def cleanup(client: Any) -> Iterator[None]:
+    """Set up before the box, so torn down after it (its spare containers use the image)."""
+    yield
+    for found in client.images.list(filters={"label": "skill-be.helper=world"}):
+        client.images.remove(found.id, force=True)
+
+
+@pytest.fixture(scope="module")
+def image(client: Any, converted: dict[str, Any]) -> str:
+    env = converted["scenario"]["environment"]
+    files = [
+        containers.PlacedFile(f["dest"], {"": (converted["evals"] / f["src"]).read_bytes()}, f.get("mode"))
+        for f in env["files"]
+    ]
+    return containers.cached_image(client, IMAGE, env.get("setup") or [], lambda _: None, files=files, labels=LABEL)
+
+
+def run_and_grade(box: Any, server: Any, cli: str, sc: dict[str, Any]) -> list[tuple[str, bool, str | None]]:
+    server.reset()
+    server.agent(skill="superlint", command=WORKFLOW, final="Fixed app.js with superlint.")
+    setup = AgentSetup(sc["prompt"], endpoint(server.base_url, cli, KEY), (), limits=AgentLimits(8, 120))
+    files = {k: v.encode() for k, v in sc["workspace"]["files"].items()}
+    run = box.run_agent(driver(cli, path=IMAGE_PATH), setup, files)
+    assert run.error is None and run.exit == "0", (run.stderr[-2000:], run.stdout[-2000:])
+    (check,) = sc["checks"]
+    rows, error = box.run_checks(run.workspace, {}, [(check["name"], check["run"])], 30)
+    assert error is None
+    return check_lines(rows)
+
+
+@pytest.mark.parametrize("cli", tuple(PROVIDER))
+def test_superlint_converted_runs_through_each_cli_and_fails_without_its_tool(
+    cleanup: None, box: DockerBox, server: Any, image: str, converted: dict[str, Any], cli: str
+) -> None:
+    sc = converted["scenario"]
+    lines = run_and_grade(box.in_image(image), server, cli, sc)
+    assert lines == [("check: grader › verified", True, None), ("check: grader › code-fixed", True, None)]
+    control = run_and_grade(box, server, cli, sc)  # skill-be's image: no superlint on the PATH
+    assert control == [("check: grader › verified", False, None), ("check: grader › code-fixed", False, None)]
