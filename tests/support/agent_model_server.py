@@ -18,6 +18,8 @@ the request alone, so one server serves many runs at once:
      "read": "notes.txt",         the file read first with "after_read" (relative to the workspace)
      "write": {"path": "out.txt", "content": "..."},   written with the CLI's own write tool
      "command": "echo ran > ran.txt",                  run with the CLI's own shell tool
+     "mcp": {"tool": "lookup", "input": {...}},        the offered tool whose name ends with "lookup"
+                                                       (an MCP server's, as the CLI names it)
      "final": "DONE",             the last answer's text
      "mention": "other-skill",    a skill the last answer names (without loading it)
      "forever": false,            true: call the shell tool on every turn and never answer (limit tests)
@@ -142,6 +144,8 @@ def plan(script: dict[str, Any], offered: bool) -> list[tuple[str, Any]]:
         steps.append(("write", script["write"]))
     if script.get("command"):
         steps.append(("bash", script["command"]))
+    if script.get("mcp"):
+        steps.append(("mcp", script["mcp"]))
     return steps
 
 
@@ -183,6 +187,10 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     if kind == "read":
         name, spec = _tool(tools, "Read", "read") or ("read", {"properties": {}})
         return {**base, "kind": "tool", "name": name, "input": {_path_key(spec["properties"]): absolute(arg)}}
+    if kind == "mcp":
+        suffix = str(arg["tool"])
+        name = next((n for n in tools if n.endswith(suffix) and n != suffix), suffix)
+        return {**base, "kind": "tool", "name": name, "input": dict(arg.get("input") or {})}
     if kind == "write":
         name, spec = _tool(tools, "Write", "write") or ("write", {"properties": {}})
         args = {_path_key(spec["properties"]): absolute(arg["path"]), "content": arg["content"]}

@@ -39,6 +39,9 @@ def check_agents(project: Project) -> None:
 
     adapters = [(label, e.adapter, str(e.where.path)) for e, label in zip(entries, labels(entries), strict=True)]
     check_agent_models(project.skills, adapters)
+    from skill_be.agents.world_support import check_world_support
+
+    check_world_support(project.skills, adapters)  # mcp or followUps on a CLI that cannot
 
 
 def _version(model: Model) -> str:

@@ -410,7 +410,7 @@ def check_world(scenarios: Sequence[Any], data: Mapping[str, Any], name: str, pl
 # The keys an eval file may hold (the schema has them) that no command executes yet: a file using one
 # is refused at load, one line and exit 2, never run as if the key were absent. Remove a key here when
 # the engine runs it; remove this function (and its one call in project/evals.py) when the list is empty.
-NOT_YET = ("mcp", "followUps")
+NOT_YET = ("followUps",)
 
 
 def refuse_unexecuted(scenarios: Sequence[Any], data: Mapping[str, Any], name: str, places: Places) -> None:

@@ -1,9 +1,10 @@
-"""skillgrade's superlint example converted by `skill-be convert --from skillgrade` and run offline
+"""Two things that run in the agent container through each pinned CLI. skillgrade's superlint example converted by `skill-be convert --from skillgrade` and run offline
 through each pinned agent CLI in its container: the converted `environment.files` put the tool at
 /usr/local/bin/superlint (+x) in the scenario's image (built on skill-be's), a scripted model follows
 the task's workflow (check, fix --target app.js, verify) with the CLI's own shell tool, and the
 converted bash grader's skillgrade JSON gives its lines. The control: the same run in skill-be's
-image, where the tool is missing, and the grader's lines fail."""
+image, where the tool is missing, and the grader's lines fail. And an MCP server placed in the image
+and started inside the container by Claude Code and opencode (pi cannot take MCP servers)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,13 @@ from typing import Any
 import pytest
 from tests.e2e.test_convert import CONFIG, PEERS, skill_be
 from tests.integration.agent_run.conftest import IMAGE
-from tests.integration.agent_run.test_agent_cli_containers import KEY, PROVIDER, box, endpoint, server, tls
+from tests.integration.agent_run.test_agent_cli_containers import KEY, PROVIDER, SUPPORT, box, endpoint, server, tls
 
 from skill_be import containers
 from skill_be.agents.boxes.docker import IMAGE_PATH, DockerBox
 from skill_be.agents.checks import check_lines
 from skill_be.agents.drivers import driver
-from skill_be.agents.drivers.base import AgentLimits, AgentSetup
+from skill_be.agents.drivers.base import AgentLimits, AgentSetup, McpServerSpec, shared_tool
 
 __all__ = ["box", "server", "tls"]  # the module's fixtures, shared with the other container tests
 LABEL = {"skill-be.helper": "world"}
@@ -79,3 +80,29 @@ def test_superlint_converted_runs_through_each_cli_and_fails_without_its_tool(
     assert lines == [("check: grader › verified", True, None), ("check: grader › code-fixed", True, None)]
     control = run_and_grade(box, server, cli, sc)  # skill-be's image: no superlint on the PATH
     assert control == [("check: grader › verified", False, None), ("check: grader › code-fixed", False, None)]
+
+
+@pytest.fixture(scope="module")
+def mcp_image(client: Any) -> str:
+    """skill-be's image with the test's stdio MCP server placed, as `environment.files` places it."""
+    server = (SUPPORT / "mcp_server.py").read_bytes()
+    files = [containers.PlacedFile("/opt/skill-be-test/mcp_server.py", {"": server}, "755")]
+    return containers.cached_image(client, IMAGE, [], lambda _: None, files=files, labels=LABEL)
+
+
+@pytest.mark.parametrize("cli", ["claude", "opencode"])
+def test_an_mcp_server_runs_inside_the_agent_container(
+    cleanup: None, box: DockerBox, server: Any, mcp_image: str, cli: str
+) -> None:
+    server.reset()
+    server.agent(mcp={"tool": "lookup", "input": {"key": "colour"}}, final="DONE")
+    facts = McpServerSpec("facts", "python3", ("/opt/skill-be-test/mcp_server.py", "/work/ws/calls.txt"), {"FACT": "x"})
+    setup = AgentSetup(
+        "Look colour up.", endpoint(server.base_url, cli, KEY), (), limits=AgentLimits(6, 120), mcp=(facts,)
+    )
+    run = box.in_image(mcp_image).run_agent(driver(cli, path=IMAGE_PATH), setup, {"README.md": b"x\n"})
+    assert run.error is None and run.exit == "0", (run.stderr[-2000:], run.stdout[-2000:])
+    t = driver(cli).parse(run.stdout, setup)
+    assert [shared_tool(driver(cli), c.name, ["facts"]) for c in t.tool_calls] == ["mcp:facts/lookup"]
+    assert "MCP-ANSWER:colour:x" in (t.tool_calls[0].result or "")
+    assert run.workspace is not None and run.workspace["calls.txt"] == b"colour\n"  # the server ran in the box

@@ -61,3 +61,24 @@ def test_expect_tools_and_the_skill_lists_are_lines(tmp_path: Path, model_server
     transcript = json.loads((run_dir / "greet/greet-file/fake-model/rep-1-with-skill.transcript.json").read_text())
     assert [c["tool"] for c in transcript["toolCalls"]] == ["read", "read", "write", "shell"]
     assert code == 1, printed  # critical lines fail: NOT READY
+
+
+def test_mcp_on_a_cli_that_cannot_take_it_is_one_line_before_any_call(tmp_path: Path, model_server: str) -> None:
+    root = agent_project(tmp_path, model_server, "process", reps=1)
+    doc = yaml.safe_load((root / "skill-be.yaml").read_text())
+    doc["model"] = {**doc["model"], "adapter": "pi-cli"}
+    (root / "skill-be.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    evals = json.loads((root / "evals/greet.json").read_text())
+    evals["scenarios"][0]["mcp"] = {"facts": {"command": "python3", "args": ["/opt/mcp/server.py"]}}
+    (root / "evals/greet.json").write_text(json.dumps(evals))
+    code, printed, _, _ = run(root)
+    assert code == 2, printed
+    (line,) = [x for x in printed.splitlines() if "MCP" in x]
+    assert line.startswith("evals/greet.json:1:") and 'scenarios[0] (id "greet-file").mcp: model "fake-model"' in line
+    assert "uses pi-cli, which cannot take MCP servers; use claude-cli or opencode-cli for this scenario" in line
+    assert "fake-model rep" not in printed  # no agent ran
+    # The control: the same scenario on a CLI that takes MCP servers goes past this check.
+    doc["model"]["adapter"] = "claude-cli"
+    (root / "skill-be.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    code, printed, _, _ = run(root)
+    assert "cannot take MCP servers" not in printed and "fake-model rep 1/1" in printed, printed

@@ -99,7 +99,7 @@ def test_a_scenario_without_the_keys_has_an_empty_world(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
-        (lambda d: None, 'scenarios[0] (id "fix").mcp is not supported yet'),
+        (lambda d: None, 'scenarios[0] (id "fix").followUps is not supported yet'),
     ],
 )
 def test_each_key_is_refused_at_its_place_until_it_runs(
@@ -112,16 +112,19 @@ def test_each_key_is_refused_at_its_place_until_it_runs(
     assert line.endswith("(skill-be checks it, but no command runs it); remove it to run this file")
 
 
-@pytest.mark.parametrize("key", ["expect.tools", "expect.skillsLoaded", "expect.skillsNotLoaded"])
+@pytest.mark.parametrize("key", ["expect.tools", "expect.skillsLoaded", "expect.skillsNotLoaded", "mcp"])
 def test_the_keys_that_run_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
     sc: dict[str, Any] = {"id": "one", "mode": "agent", "prompt": "p", "checks": ["true"]}
-    sc["expect"] = {"tools": {"called": ["shell"]}} if key == "expect.tools" else {key.split(".")[1]: ["iso-dates"]}
+    if key == "mcp":
+        sc["mcp"] = FULL["scenarios"][0]["mcp"]
+    else:
+        sc["expect"] = {"tools": {"called": ["shell"]}} if key == "expect.tools" else {key.split(".")[1]: ["x"]}
     monkeypatch.chdir(tmp_path)
     assert key not in agent_world.NOT_YET
     assert load(tmp_path, {"scenarios": [sc]}).scenarios[0].agent is not None
 
 
-@pytest.mark.parametrize("key", ["followUps", "mcp"])
+@pytest.mark.parametrize("key", ["followUps"])
 def test_each_scenario_key_alone_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
     sc: dict[str, Any] = {"id": "one", "mode": "agent", "prompt": "p", "checks": ["true"]}
     source = FULL["scenarios"][0]

@@ -4,7 +4,9 @@ Where skills go: the user-level skill folder of a private config dir, `<home>/.c
 (CLAUDE_CONFIG_DIR=<home>/.claude), found through `--setting-sources user` (that private folder and
 nothing else: no project settings, skills or CLAUDE.md of the workspace or its parents, git or not);
 the workspace itself is left as the scenario wrote it. Isolation: the one-shot adapter's environment
-(auto memory off, no non-essential traffic, no retries), no MCP servers (`--strict-mcp-config`), no
+(auto memory off, no non-essential traffic, no retries), no MCP servers but the scenario's
+(`--strict-mcp-config`, and `--mcp-config <home>/.claude/skill-be-mcp.json` when it has `mcp`; each
+server's tools allowed as `mcp__<server>`), no
 bundled skills (CLAUDE_CODE_DISABLE_BUNDLED_SKILLS), no CLAUDE.md anywhere (CLAUDE_CODE_DISABLE_CLAUDE_MDS,
 a second lock: with the `project` source a parent folder's CLAUDE.md is read even in a git workspace),
 only the tools asked for (`--tools`), each allowed without a prompt (`--allowedTools`).
@@ -15,6 +17,7 @@ A load: the `Skill {"skill": name}` tool call, answered by a user event with
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
@@ -39,10 +42,18 @@ AGENT_ENV = {
     "DISABLE_AUTOUPDATER": "1",
     "LANG": "C.UTF-8",
 }
+MCP_FILE = "skill-be-mcp.json"
 ERRORS = {
     "error_max_turns": "turn limit reached ({turns} turns, maxTurns {max})",
     "error_during_execution": "the run failed during execution",
 }
+
+
+def mcp_servers(setup: AgentSetup) -> dict[str, object]:
+    """The scenario's MCP servers in Claude Code's `mcpServers` form (stdio)."""
+    return {
+        m.name: {"type": "stdio", "command": m.command, "args": list(m.args), "env": dict(m.env)} for m in setup.mcp
+    }
 
 
 class ClaudeDriver:
@@ -51,6 +62,7 @@ class ClaudeDriver:
     # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
     trigger_tools: tuple[str, ...] = ("Read",)
     # expect.tools' shared names (Glob, Grep, WebFetch, ... keep their own); MCP tools: mcp__<server>__<tool>.
+    takes_mcp = True  # --mcp-config with --strict-mcp-config: the scenario's servers and no other
     tool_names: Mapping[str, str] = {"Bash": "shell", "Read": "read", "Write": "write", "Edit": "edit",
                                      "MultiEdit": "edit", "NotebookEdit": "edit", "Skill": "skill"}  # fmt: skip
 
@@ -67,14 +79,16 @@ class ClaudeDriver:
             raise ValueError(f'claude speaks only the anthropic API, not "{setup.endpoint.provider}"')
         config = home / ".claude"
         tools = ",".join(self.tools(setup))
+        allowed = ",".join([*self.tools(setup), *(f"mcp__{m.name}" for m in setup.mcp)])  # a server: all its tools
+        mcp = ["--mcp-config", str(config / MCP_FILE)] if setup.mcp else []
         argv = [
             self.bin, "-p", "--output-format", "stream-json", "--verbose",
             "--model", setup.endpoint.model,
             # Only the private config dir: no project settings, skills or CLAUDE.md from the workspace or
             # its parents (with `project`, a non-git workspace gets its parents' .claude/skills).
             "--setting-sources", "user",
-            "--strict-mcp-config",
-            "--tools", tools, "--allowedTools", tools,
+            "--strict-mcp-config", *mcp,
+            "--tools", tools, "--allowedTools", allowed,
             "--max-turns", str(setup.limits.max_turns),
             "--no-session-persistence",
             "--", setup.prompt,
@@ -88,6 +102,8 @@ class ClaudeDriver:
             env["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] = str(setup.limits.max_tokens)  # per model response
         files = skill_files(config / "skills", setup.skills)
         files[config / "settings.json"] = b"{}\n"  # the user settings are ours: empty
+        if setup.mcp:
+            files[config / MCP_FILE] = json.dumps({"mcpServers": mcp_servers(setup)}, indent=2).encode() + b"\n"
         return Launch(argv=argv, env=env, files=files, cwd=workspace)
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:

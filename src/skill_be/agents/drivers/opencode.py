@@ -58,6 +58,7 @@ class OpencodeDriver:
     trigger_tools: tuple[str, ...] = ("read",)
     # expect.tools' shared names (glob, grep, list, webfetch, todowrite keep their own); MCP tools:
     # <server>_<tool>.
+    takes_mcp = True  # the config's `mcp`: local servers, their tools allowed as <server>_*
     tool_names: Mapping[str, str] = {"bash": "shell", "read": "read", "write": "write", "edit": "edit",
                                      "patch": "edit", "multiedit": "edit", "skill": "skill"}  # fmt: skip
 
@@ -80,11 +81,15 @@ class OpencodeDriver:
         for t in tools:
             permission[PERMISSION_OF.get(t, t)] = "allow"
         permission[SKILL_TOOL] = {"*": "allow", "customize-opencode": "deny"}
-        agent = {"mode": "primary", "steps": setup.limits.max_turns, "tools": {"*": False, **dict.fromkeys(tools, True)},
-                 "permission": permission}  # fmt: skip
+        servers = {f"{m.name}_*": True for m in setup.mcp}
+        permission.update(dict.fromkeys(servers, "allow"))
+        agent = {"mode": "primary", "steps": setup.limits.max_turns,
+                 "tools": {"*": False, **dict.fromkeys(tools, True), **servers}, "permission": permission}  # fmt: skip
+        mcp = {m.name: {"type": "local", "command": [m.command, *m.args], "environment": dict(m.env), "enabled": True}
+               for m in setup.mcp}  # fmt: skip
         config: dict[str, object] = {
             "$schema": "https://opencode.ai/config.json", "autoupdate": False, "share": "disabled",
-            "mcp": {}, "plugin": [], "instructions": [], "skills": {"paths": [str(skills_dir)]},
+            "mcp": mcp, "plugin": [], "instructions": [], "skills": {"paths": [str(skills_dir)]},
             "agent": {AGENT: agent}, "small_model": self.model(setup),
         }  # fmt: skip
         ep = setup.endpoint
