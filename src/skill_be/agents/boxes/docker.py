@@ -217,7 +217,7 @@ class DockerBox:
                     run.installed[str(path.relative_to(launch.cwd))] = content
             box, volume = self._box(files, with_egress=True, image=image)
             spec = {"mode": "agent", "argv": list(launch.argv), "cwd": str(launch.cwd), "timeout": timeout,
-                    "relays": self.plan.relays(), "cap": MAX_STDOUT}  # fmt: skip
+                    "relays": self.plan.relays(), "cap": MAX_STDOUT, "then": [list(t) for t in launch.then]}  # fmt: skip
             record = self._supervise(box, spec, {**launch.env, **self.plan.env()}, timeout)
             _take_record(run, record)
             try:

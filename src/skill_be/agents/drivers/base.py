@@ -81,6 +81,9 @@ class Launch:
     env: Mapping[str, str]
     files: Mapping[PurePosixPath, bytes]
     cwd: PurePosixPath
+    # The follow-up turns: each argv run after the one before it exited 0, with the same environment
+    # and workspace, in the same box and under the same time limit; their outputs follow the first's.
+    then: Sequence[Sequence[str]] = ()
 
 
 @dataclass(frozen=True)

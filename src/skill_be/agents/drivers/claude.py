@@ -18,6 +18,7 @@ A load: the `Skill {"skill": name}` tool call, answered by a user event with
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
@@ -62,6 +63,7 @@ class ClaudeDriver:
     # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
     trigger_tools: tuple[str, ...] = ("Read",)
     # expect.tools' shared names (Glob, Grep, WebFetch, ... keep their own); MCP tools: mcp__<server>__<tool>.
+    resumes = True  # followUps: --session-id on the first run, --resume <it> on each follow-up
     takes_mcp = True  # --mcp-config with --strict-mcp-config: the scenario's servers and no other
     tool_names: Mapping[str, str] = {"Bash": "shell", "Read": "read", "Write": "write", "Edit": "edit",
                                      "MultiEdit": "edit", "NotebookEdit": "edit", "Skill": "skill"}  # fmt: skip
@@ -81,7 +83,7 @@ class ClaudeDriver:
         tools = ",".join(self.tools(setup))
         allowed = ",".join([*self.tools(setup), *(f"mcp__{m.name}" for m in setup.mcp)])  # a server: all its tools
         mcp = ["--mcp-config", str(config / MCP_FILE)] if setup.mcp else []
-        argv = [
+        base = [
             self.bin, "-p", "--output-format", "stream-json", "--verbose",
             "--model", setup.endpoint.model,
             # Only the private config dir: no project settings, skills or CLAUDE.md from the workspace or
@@ -90,9 +92,12 @@ class ClaudeDriver:
             "--strict-mcp-config", *mcp,
             "--tools", tools, "--allowedTools", allowed,
             "--max-turns", str(setup.limits.max_turns),
-            "--no-session-persistence",
-            "--", setup.prompt,
         ]  # fmt: skip
+        # Follow-ups resume the session, kept in the private config dir; without them nothing is kept.
+        session = str(uuid.uuid4())
+        first = ["--session-id", session] if setup.follow_ups else ["--no-session-persistence"]
+        argv = [*base, *first, "--", setup.prompt]
+        then = [[*base, "--resume", session, "--", text] for text in setup.follow_ups]
         env = {**AGENT_ENV, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config), "PATH": self.path}
         if setup.endpoint.base_url:
             env["ANTHROPIC_BASE_URL"] = setup.endpoint.base_url
@@ -104,7 +109,7 @@ class ClaudeDriver:
         files[config / "settings.json"] = b"{}\n"  # the user settings are ours: empty
         if setup.mcp:
             files[config / MCP_FILE] = json.dumps({"mcpServers": mcp_servers(setup)}, indent=2).encode() + b"\n"
-        return Launch(argv=argv, env=env, files=files, cwd=workspace)
+        return Launch(argv=argv, env=env, files=files, cwd=workspace, then=then)
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
         t = TranscriptBuilder(setup)
@@ -156,11 +161,12 @@ class ClaudeDriver:
                     t.mark_loaded(name, call.turn)
 
     def _result(self, t: TranscriptBuilder, event: Mapping[str, object]) -> None:
-        usage = _usage(event)
+        usage = _usage(event)  # one result per run: a conversation with follow-ups adds them up
         if usage is not None:
-            t.input_tokens, t.output_tokens = usage.input_tokens, usage.output_tokens
+            t.add_tokens(usage.input_tokens or 0, usage.output_tokens or 0)
         cost = event.get("total_cost_usd")
-        t.cost_usd = float(cost) if isinstance(cost, int | float) else None
+        if isinstance(cost, int | float):
+            t.cost_usd = (t.cost_usd or 0.0) + float(cost)
         subtype = str(event.get("subtype") or "")
         result = event.get("result")
         if subtype == "success" and not event.get("is_error"):

@@ -58,6 +58,7 @@ class OpencodeDriver:
     trigger_tools: tuple[str, ...] = ("read",)
     # expect.tools' shared names (glob, grep, list, webfetch, todowrite keep their own); MCP tools:
     # <server>_<tool>.
+    resumes = True  # followUps: a database in the private home (not in memory), --continue on each
     takes_mcp = True  # the config's `mcp`: local servers, their tools allowed as <server>_*
     tool_names: Mapping[str, str] = {"bash": "shell", "read": "read", "write": "write", "edit": "edit",
                                      "patch": "edit", "multiedit": "edit", "skill": "skill"}  # fmt: skip
@@ -113,6 +114,8 @@ class OpencodeDriver:
         files[wrapper] = WRAPPER.encode()
         # On stdin, not as an argument: opencode wraps an argument with spaces in quotes.
         files[prompt] = setup.prompt.encode()
+        prompts = [home / ".skill-be" / f"prompt-{i}.txt" for i in range(2, len(setup.follow_ups) + 2)]
+        files.update({p: text.encode() for p, text in zip(prompts, setup.follow_ups, strict=True)})
         for d in ("config", "state", "cache", "data"):
             files[home / d / ".keep"] = b""  # opencode crashes when these cannot be made
         env = {**FIXED_ENV, "HOME": str(home), "OPENCODE_TEST_HOME": str(home), "PATH": self.path,
@@ -123,11 +126,16 @@ class OpencodeDriver:
             env["OPENCODE_AUTH_CONTENT"] = json.dumps(
                 {PROVIDER if ep.base_url else ep.provider: {"type": "api", "key": ep.api_key}}
             )
-        argv = [self.python, str(wrapper), str(setup.limits.max_turns), TURN_MARKER, str(prompt),
-                API_ERROR,
-                self.bin, "run", "-m", self.model(setup), "--agent", AGENT, "--title", "skill-be", "--pure",
-                "--format", "json", "--dir", str(workspace), "--print-logs", "--log-level", "ERROR"]  # fmt: skip
-        return Launch(argv=argv, env=env, files=files, cwd=workspace)
+        if setup.follow_ups:  # the session must outlive the first run: a database in the private home
+            env["OPENCODE_DB"] = str(home / "data" / "opencode.db")
+
+        def run(text_file: PurePosixPath, more: tuple[str, ...] = ()) -> list[str]:
+            return [self.python, str(wrapper), str(setup.limits.max_turns), TURN_MARKER, str(text_file), API_ERROR,
+                    self.bin, "run", "-m", self.model(setup), "--agent", AGENT, "--title", "skill-be", "--pure",
+                    "--format", "json", "--dir", str(workspace), "--print-logs", "--log-level", "ERROR", *more]  # fmt: skip
+
+        then = [run(p, ("--continue",)) for p in prompts]
+        return Launch(argv=run(prompt), env=env, files=files, cwd=workspace, then=then)
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
         t = TranscriptBuilder(setup)

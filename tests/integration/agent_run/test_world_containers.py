@@ -106,3 +106,33 @@ def test_an_mcp_server_runs_inside_the_agent_container(
     assert [shared_tool(driver(cli), c.name, ["facts"]) for c in t.tool_calls] == ["mcp:facts/lookup"]
     assert "MCP-ANSWER:colour:x" in (t.tool_calls[0].result or "")
     assert run.workspace is not None and run.workspace["calls.txt"] == b"colour\n"  # the server ran in the box
+
+
+@pytest.mark.parametrize("cli", tuple(PROVIDER))
+def test_a_follow_up_continues_the_session_and_the_checks_see_the_end_state(
+    cleanup: None, box: DockerBox, server: Any, cli: str
+) -> None:
+    server.reset()
+    server.agent(write={"path": "first.txt", "content": "one\n"}, final="DONE ONE",
+                 followUp={"marker": "AGAIN", "command": "echo two > second.txt", "final": "DONE TWO"})  # fmt: skip
+    checks = [("both", "test -f first.txt && grep -qx two second.txt")]
+    runs = {}
+    for arm, follow_ups in (("follow-up", ("AGAIN: now write second.txt too.",)), ("control", ())):
+        setup = AgentSetup("Write first.txt.", endpoint(server.base_url, cli, KEY), (), limits=AgentLimits(8, 180),
+                           follow_ups=follow_ups)  # fmt: skip
+        run = box.run_agent(driver(cli, path=IMAGE_PATH), setup, {"README.md": b"x\n"})
+        assert run.error is None and run.exit == "0", (run.stderr[-2000:], run.stdout[-2000:])
+        rows, error = box.run_checks(run.workspace or {}, {}, checks, 30)
+        assert error is None
+        runs[arm] = (driver(cli).parse(run.stdout, setup), rows[0].exit)
+        if follow_ups:  # the follow-up reached the model with the first turn's conversation before it
+            bodies = [r["body"] for r in server.model_calls() if "AGAIN: now write" in r["body"]]
+            assert bodies and all("Write first.txt." in b and "first.txt" in b for b in bodies)
+    t, exit_ = runs["follow-up"]
+    assert exit_ == "0" and t.error is None and t.final_message == "DONE TWO", t
+    # One transcript: the first turn's write, then the follow-up's shell call, in the same session
+    # (the model saw the first turn's messages: its script answered the follow-up by its marker).
+    assert [shared_tool(driver(cli), c.name) for c in t.tool_calls] == ["write", "shell"]
+    assert t.turns >= 4
+    t, exit_ = runs["control"]
+    assert exit_ != "0" and t.final_message == "DONE ONE"  # the control: no follow-up, no second.txt
