@@ -166,9 +166,8 @@ class AgentSide:
         failed: dict[str, Any] = {}
         box = self.box(skill, sc)
         make = self._maker(engine, am.drivers[agent.sandbox], setup, files, failed, box)
-        key = self.cache_prompt(
-            sc, am, setup, files, getattr(box, "image", None) if box is not self.boxes[agent.sandbox] else None
-        )
+        own_image = getattr(self.own.get((skill.name, sc.id)), "image", None)  # an environment's image
+        key = self.cache_prompt(sc, am, setup, files, own_image)
         call = await engine.hook.call(make, model, key, engine.priority(skill_index, GENERATE), tag)
         out.seconds = call.seconds
         if call.answer is None:
