@@ -197,36 +197,77 @@ def build(
             log(text)
 
 
-def dockerfile_context(dockerfile: str) -> bytes:
-    """A build context that is one Dockerfile, as a tar stream."""
-    data = dockerfile.encode("utf-8")
+def dockerfile_context(dockerfile: str, files: Mapping[str, bytes] | None = None) -> bytes:
+    """A build context that is one Dockerfile (and `files`, by context path, mode 0644), as a tar stream."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
-        info = tarfile.TarInfo("Dockerfile")
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
+        for name, data in {"Dockerfile": dockerfile.encode("utf-8"), **(files or {})}.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
     return buf.getvalue()
 
 
-def image_hash(base_id: str, steps: Sequence[str]) -> str:
-    """What an image made by `cached_image` is: its base image's id and its steps, in order."""
+@dataclass(frozen=True)
+class PlacedFile:
+    """A file or folder copied into an image by `cached_image`: its content by relative path ("" for a
+    single file), its absolute destination, and chmod's mode for it (a folder: for all it holds;
+    None: files 0644)."""
+
+    dest: str
+    content: Mapping[str, bytes]
+    mode: str | None = None
+
+
+def image_hash(base_id: str, steps: Sequence[str], files: Sequence[PlacedFile] = ()) -> str:
+    """What an image made by `cached_image` is: its base image's id, its files (where, what, mode) and
+    its steps, in order."""
     h = hashlib.sha256(base_id.encode())
+    for f in files:
+        h.update(b"\0file\0" + f.dest.encode() + b"\0" + (f.mode or "").encode())
+        for rel in sorted(f.content):
+            h.update(b"\0" + rel.encode() + b"\0" + hashlib.sha256(f.content[rel]).digest())
     for step in steps:
         h.update(b"\0" + step.encode("utf-8"))
     return h.hexdigest()
 
 
+def _dockerfile(base: str, steps: Sequence[str], files: Sequence[PlacedFile]) -> tuple[str, dict[str, bytes]]:
+    import json
+    import shlex
+
+    lines, context = [f"FROM {base}", "USER root"], {}
+    for i, f in enumerate(files):
+        for rel, data in f.content.items():
+            context[f"files/{i}" + (f"/{rel}" if rel else "")] = data
+        lines.append(f"COPY {json.dumps([f'files/{i}', f.dest])}")  # the JSON form: a dest with spaces
+        if f.mode:  # a folder's mode goes to everything in it
+            recursive = "-R " if any(f.content) else ""
+            lines.append(f"RUN chmod {recursive}{shlex.quote(f.mode)} {shlex.quote(f.dest)}")
+    lines += [f"RUN {step}" for step in steps]
+    return "\n".join(lines) + "\n", context
+
+
 def cached_image(
-    engine: Any, base: str, steps: Sequence[str], log: Callable[[str], None], repository: str = "skill-be-env"
+    engine: Any,
+    base: str,
+    steps: Sequence[str],
+    log: Callable[[str], None],
+    repository: str = "skill-be-env",
+    *,
+    files: Sequence[PlacedFile] = (),
+    labels: Mapping[str, str] | None = None,
 ) -> str:
-    """An image of `base` with each of `steps` run in it (`RUN <step>`, as root, with the base's
-    environment), built once: a later call with the same base image and steps finds it by its hash
-    label and builds nothing. Returns its tag. BuildFailed when a step fails."""
+    """An image of `base` with `files` placed (each then chmod-ed to its mode) and each of `steps` run
+    in it (`RUN <step>`, as root, with the base's environment and the build machine's network), built
+    once: a later call with the same base image, files and steps finds it by its hash label and builds
+    nothing (nor calls `log`). Returns its tag. BuildFailed when a step fails."""
     base_id = str(engine.images.get(base).id)
-    digest = image_hash(base_id, steps)
+    digest = image_hash(base_id, steps, files)
     tag = f"{repository}:{digest[:16]}"
     if engine.images.list(filters={"label": f"{HASH_LABEL}={digest}"}):
         return tag
-    lines = [f"FROM {base}", "USER root", *(f"RUN {step}" for step in steps)]
-    build(engine, dockerfile_context("\n".join(lines) + "\n"), tag, log, labels={HASH_LABEL: digest})
+    dockerfile, context = _dockerfile(base, steps, files)
+    build(engine, dockerfile_context(dockerfile, context), tag, log, labels={**(labels or {}), HASH_LABEL: digest})
     return tag

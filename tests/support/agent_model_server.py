@@ -19,6 +19,10 @@ the request alone, so one server serves many runs at once:
      "read": "notes.txt",         the file read first with "after_read" (relative to the workspace)
      "write": {"path": "out.txt", "content": "..."},   written with the CLI's own write tool
      "command": "echo ran > ran.txt",                  run with the CLI's own shell tool
+     "followUp": {"marker": "AGAIN", "command": "...", "final": "..."},   when the latest user message
+                                                       has the marker: run the command, then answer final
+     "mcp": {"tool": "lookup", "input": {...}},        the offered tool whose name ends with "lookup"
+                                                       (an MCP server's, as the CLI names it)
      "final": "DONE",             the last answer's text
      "mention": "other-skill",    a skill the last answer names (without loading it)
      "forever": false,            true: call the shell tool on every turn and never answer (limit tests)
@@ -137,6 +141,29 @@ def tool_steps_so_far(req: dict[str, Any]) -> int:
     return n
 
 
+def latest_prompt(req: dict[str, Any]) -> tuple[str, int]:
+    """The text of the latest user message that is a prompt (not only tool results), and how many
+    assistant turns with tool calls came after it."""
+    text, calls = "", 0
+    for m in req.get("messages") or []:
+        content = m.get("content")
+        if m.get("role") == "user":
+            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            said = [
+                b
+                for b in blocks
+                if isinstance(b, dict) and b.get("type") == "text" and "<system-reminder>" not in str(b.get("text"))
+            ]
+            if said:
+                text, calls = "\n".join(str(b.get("text")) for b in said), 0
+        elif m.get("role") == "assistant" and (
+            m.get("tool_calls")
+            or (isinstance(content, list) and any(isinstance(c, dict) and c.get("type") == "tool_use" for c in content))
+        ):
+            calls += 1
+    return text, calls
+
+
 def cli_of(tools: dict[str, dict[str, Any]]) -> str:
     if "exec_command" in tools:
         return "codex"
@@ -189,6 +216,8 @@ def plan(script: dict[str, Any], offered: bool) -> list[tuple[str, Any]]:
         steps.append(("write", script["write"]))
     if script.get("command"):
         steps.append(("bash", script["command"]))
+    if script.get("mcp"):
+        steps.append(("mcp", script["mcp"]))
     return steps
 
 
@@ -215,6 +244,11 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
 
     if script.get("forever"):
         return {**base, **_bash(tools, f"echo turn {step}")}
+    follow = script.get("followUp")
+    if follow and str(follow["marker"]) in latest_prompt(req)[0]:
+        if latest_prompt(req)[1] == 0:
+            return {**base, **_bash(tools, str(follow["command"]))}
+        return {**base, "kind": "text", "text": str(follow.get("final", "DONE AGAIN"))}
     steps = plan(script, offered)
     if cli == "codex" and step < len(steps):
         return {**base, **_bash(tools, _codex_command(steps[step], system, absolute))}
@@ -238,6 +272,10 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     if kind == "read":
         name, spec = _tool(tools, "Read", "read", "view") or ("read", {"properties": {}})
         return {**base, "kind": "tool", "name": name, "input": {_path_key(spec["properties"]): absolute(arg)}}
+    if kind == "mcp":
+        suffix = str(arg["tool"])
+        name = next((n for n in tools if n.endswith(suffix) and n != suffix), suffix)
+        return {**base, "kind": "tool", "name": name, "input": dict(arg.get("input") or {})}
     if kind == "write":
         name, spec = _tool(tools, "Write", "write", "create") or ("write", {"properties": {}})
         content_key = "file_text" if "file_text" in spec["properties"] else "content"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 from skill_be.agents.boxes import AgentBox
@@ -70,24 +70,33 @@ def first_word(command: str) -> str | None:
     return words[0]
 
 
-def check_programs(skills: Sequence[Skill]) -> dict[str, list[tuple[Skill, int, int, str]]]:
-    """By box: each check command's program with its place (skill, scenario index, check index)."""
-    out: dict[str, list[tuple[Skill, int, int, str]]] = {}
+def check_programs(
+    skills: Sequence[Skill], own: Collection[tuple[str, str]] = ()
+) -> dict[object, list[tuple[Skill, int, int, str]]]:
+    """By box: each check command's program with its place (skill, scenario index, check index). The
+    box is the scenario's `agent.sandbox`, or (skill, scenario id) for one in `own` (its image's box)."""
+    out: dict[object, list[tuple[Skill, int, int, str]]] = {}
     for skill in skills:
         for i, sc in enumerate(skill.evals.scenarios):
             for j, c in enumerate(sc.agent.checks if sc.agent else ()):
                 word = first_word(c.run)
                 if word is not None and sc.agent is not None:
-                    out.setdefault(sc.agent.sandbox, []).append((skill, i, j, word))
+                    key: object = (skill.name, sc.id) if (skill.name, sc.id) in own else sc.agent.sandbox
+                    out.setdefault(key, []).append((skill, i, j, word))
     return out
 
 
-def preflight_checks(boxes: Mapping[str, AgentBox], skills: Sequence[Skill]) -> None:
+def preflight_checks(
+    boxes: Mapping[str, AgentBox], skills: Sequence[Skill], own: Mapping[tuple[str, str], AgentBox] | None = None
+) -> None:
     """Every check command's program exists where the checks run (one checks run per box for all of
-    them); a ConfigError names the first that does not."""
-    for kind, found in check_programs(skills).items():
+    them; `own`: the box of a scenario with an image of its own); a ConfigError names the first that
+    does not."""
+    own = own or {}
+    for key, found in check_programs(skills, own).items():
+        box = own[key] if isinstance(key, tuple) else boxes[str(key)]
         words = sorted({w for *_, w in found})
-        rows, error = boxes[kind].run_checks({}, {}, [(w, f"command -v {w}") for w in words], 60.0)
+        rows, error = box.run_checks({}, {}, [(w, f"command -v {w}") for w in words], 60.0)
         if error:
             raise ConfigError(f"the check commands could not be looked up: {error}")
         missing = {r.name for r in rows if r.exit != "0"}
@@ -95,7 +104,13 @@ def preflight_checks(boxes: Mapping[str, AgentBox], skills: Sequence[Skill]) -> 
             if word in missing:
                 loc: list[str | int] = ["scenarios", i, "checks", j]
                 place = skill.evals.places.find(loc) if skill.evals.places else None
-                where = "skill-be's image" if kind == "docker" else "this machine's PATH"
+                where = (
+                    "the scenario's environment image"
+                    if isinstance(key, tuple)
+                    else "skill-be's image"
+                    if key == "docker"
+                    else "this machine's PATH"
+                )
                 raise ConfigError(
                     f"{at_place(shown(skill.evals.path), place)}: {path_text(loc)}: {word!r} is not a command in "
                     f"{where}, where the checks run; install it in the workspace's setup or fix the command"

@@ -11,7 +11,7 @@ from typing import Any
 
 from skill_be.agents.boxes import AgentRun, CheckResult
 from skill_be.agents.checks import check_lines
-from skill_be.agents.drivers.base import AgentDriver, AgentSetup, Transcript
+from skill_be.agents.drivers.base import AgentDriver, AgentSetup, Transcript, shared_tool
 from skill_be.agents.record import record_of
 from skill_be.agents.workspace import Files
 
@@ -29,8 +29,11 @@ def outcome(
     """The run's transcript, record and error."""
     transcript = _parse(driver, run, setup)
     record = record_of(run, transcript, files, seconds, redact)
+    servers = [m.name for m in setup.mcp]
+    for kept, call in zip(record["transcript"]["toolCalls"], transcript.tool_calls, strict=True):
+        kept["tool"] = shared_tool(driver, call.name, servers)  # expect.tools' vocabulary
     # A limit or a kill first (the transcript is cut then), then the CLI's own words, then its exit.
-    error = run.error or _stopped(run) or transcript.error or _exit_error(run)
+    error = run.error or _stopped(run) or transcript.error or _exit_error(run) or _over_turns(transcript, setup)
     return Outcome(transcript, record, redact(error) if error else None)
 
 
@@ -44,6 +47,13 @@ def _parse(driver: AgentDriver, run: AgentRun, setup: AgentSetup) -> Transcript:
         return driver.parse(run.stdout, setup)
     except Exception as e:  # a stream the driver cannot read is an error of this output
         return Transcript(final_message="", turns=0, error=f"the CLI's output could not be read ({e})")
+
+
+def _over_turns(t: Transcript, setup: AgentSetup) -> str | None:
+    """The prompt and its follow-ups share agent.maxTurns (each CLI run has the whole limit)."""
+    if setup.follow_ups and t.turns > setup.limits.max_turns:
+        return f"turn limit reached ({t.turns} turns over the prompt and its follow-ups, maxTurns {setup.limits.max_turns})"
+    return None
 
 
 def _stopped(run: AgentRun) -> str | None:

@@ -120,21 +120,3 @@ def _write(target: Path, data: dict[str, Any], *sources: Path) -> None:
     write_atomic(target, text)
     n = len(data["scenarios"])
     print(f"wrote {shown(target)} ({n} scenario{'s' if n != 1 else ''}) from {', '.join(shown(s) for s in sources)}")
-    _not_yet(target, data)
-
-
-def _not_yet(target: Path, data: dict[str, Any]) -> None:
-    """Say which keys of the written file no command runs yet (project/agent_world.py NOT_YET)."""
-    from skill_be.project.agent_world import NOT_YET
-
-    used: list[str] = ["environment"] if "environment" in data else []
-    for sc in data["scenarios"]:
-        used += [k for k in ("environment", "mcp", "followUps") if k in sc]
-        used += [f"expect.{k}" for k in ("tools", "skillsLoaded", "skillsNotLoaded") if k in sc.get("expect", {})]
-    waiting = [k for k in dict.fromkeys(used) if k in NOT_YET]
-    if waiting:
-        print(
-            f"note: {shown(target)} uses {', '.join(waiting)}, which skill-be checks but does not run yet: "
-            "check, verify and run refuse the file until it does",
-            file=sys.stderr,
-        )

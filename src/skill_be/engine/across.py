@@ -1,7 +1,7 @@
 """One answer across agents: when a run has several models, a row per model (an agent CLI is one)
 with how often the skill was loaded, both arms' pass rates, the model's effect over no skill with
 its 95% interval, and the gate's verdict on that model alone; and which models must hold
-(`gate.models`; by default every one, the reference's rule). Data only; reports/across.py words it.
+(`gate.models`; without it none on its own: the gate pools every model, the reference's rule). Data only; reports/across.py words it.
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ def rows(
     """A row per model when there are several (none for one)."""
     if len(labels) < 2:
         return ()
-    required = required_models(labels, config)
+    # A model must hold on its own only when gate.models names it; without gate.models the gate pools
+    # every model (the reference's rule) and each row's verdict is shown, not required.
+    required = required_models(labels, config) if config.models else []
     out: list[ModelRow] = []
     for m in labels:
         mine = [x for x in scores if x.model == m and x.counted]
@@ -68,7 +70,7 @@ def with_triggers(gate: Gate, result: TriggerResult) -> Gate:
     """The gate with the skill's trigger verdict: a blocking trigger check blocks the skill when its
     model must hold; each row gets its model's recall and its checks."""
     required = {r.model for r in gate.across if r.required}
-    holds = all(c.model not in required for c in result.blocking) if gate.across else not result.blocking
+    holds = all(c.model not in required for c in result.blocking) if required else not result.blocking
     errors_block = result.block_on_errors and result.errors > 0
     ready = gate.ready and holds and not errors_block
     by_model = {t.model: t for t in result.models}

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from skill_be.adapters.base import Answer, Usage
 from skill_be.agents.boxes import AgentBox
 from skill_be.agents.checks import expand_names, line_names, skill_lines
-from skill_be.agents.drivers.base import AgentDriver, AgentLimits, AgentSetup, ModelEndpoint
+from skill_be.agents.drivers.base import AgentDriver, AgentLimits, AgentSetup, McpServerSpec, ModelEndpoint
+from skill_be.agents.expect import expect_line_names, expect_lines, shared_calls
 from skill_be.agents.inputs import AgentInputs
 from skill_be.agents.record import after_files, composite, summary_of
 from skill_be.agents.runs import check_results, outcome
@@ -83,16 +84,23 @@ class AgentSide:
         boxes: Mapping[str, AgentBox],
         inputs: AgentInputs,
         redact: Callable[[str], str] = lambda t: t,
+        own: Mapping[tuple[str, str], AgentBox] | None = None,
     ) -> None:
         self.models = models
         self.boxes = boxes
         self.inputs = inputs
         self.redact = redact
+        self.own = own or {}  # (skill, scenario id) -> the box of a scenario with an environment
+
+    def box(self, skill: Skill, sc: Scenario) -> AgentBox:
+        """Where the scenario's agent and checks run: its environment's image, else its sandbox."""
+        assert sc.agent is not None
+        return self.own.get((skill.name, sc.id)) or self.boxes[sc.agent.sandbox]
 
     def line_names(self, sc: Scenario, code_tests: tuple[str, ...]) -> tuple[str, ...]:
         """The lines known before the run: code tests, one per check, the skill line."""
         assert sc.agent is not None
-        return line_names(sc.agent, code_tests)
+        return (*line_names(sc.agent, code_tests), *expect_line_names(sc.agent.world))
 
     def final_lines(self, lines: list[ScenarioLines], outputs: Sequence[Output]) -> list[ScenarioLines]:
         """A check that printed `{"checks": [...]}` is replaced by its entries' lines, in the order seen."""
@@ -105,7 +113,9 @@ class AgentSide:
             out.append(ScenarioLines(sl.scenario, expand_names(sl.tests, [[r.name for r in t.results] for t in seen])))
         return out
 
-    def cache_prompt(self, sc: Scenario, am: AgentModel, setup: AgentSetup, files: Files) -> str:
+    def cache_prompt(
+        self, sc: Scenario, am: AgentModel, setup: AgentSetup, files: Files, image: str | None = None
+    ) -> str:
         """What the response cache keys an agent run on, besides the adapter, arm and rep."""
         assert sc.agent is not None
         doc = {
@@ -116,6 +126,11 @@ class AgentSide:
             "cli": [am.drivers[sc.agent.sandbox].name, am.version],
             "agent": sc.agent.settings(),
         }
+        if image is not None:  # an environment's image (its tag is the hash of what it is made of)
+            doc["environment"] = image
+        if setup.mcp or setup.follow_ups:
+            doc["world"] = {"mcp": [[m.name, m.command, list(m.args), dict(m.env)] for m in setup.mcp],
+                            "followUps": list(setup.follow_ups)}  # fmt: skip
         return json.dumps(doc, sort_keys=True)
 
     def _setup(self, skill: Skill, sc: Scenario, am: AgentModel, arm: Arm) -> AgentSetup:
@@ -131,6 +146,8 @@ class AgentSide:
             ),
             tools=agent.tools,
             limits=AgentLimits(agent.max_turns, float(agent.timeout_seconds), agent.max_tokens),
+            mcp=tuple(McpServerSpec(m.name, m.command, m.args, dict(m.env)) for m in agent.world.mcp),
+            follow_ups=agent.world.follow_ups,
         )
 
     async def output(
@@ -148,8 +165,10 @@ class AgentSide:
         setup = self._setup(skill, sc, am, arm)
         tag = CallTag("generate", sc.id, rep, arm.name, skill=skill.name)
         failed: dict[str, Any] = {}
-        make = self._maker(engine, am.drivers[agent.sandbox], setup, files, failed, self.boxes[agent.sandbox])
-        key = self.cache_prompt(sc, am, setup, files)
+        box = self.box(skill, sc)
+        make = self._maker(engine, am.drivers[agent.sandbox], setup, files, failed, box)
+        own_image = getattr(self.own.get((skill.name, sc.id)), "image", None)  # an environment's image
+        key = self.cache_prompt(sc, am, setup, files, own_image)
         call = await engine.hook.call(make, model, key, engine.priority(skill_index, GENERATE), tag)
         out.seconds = call.seconds
         if call.answer is None:
@@ -231,9 +250,11 @@ class AgentSide:
             grade_model_free(
                 out, sc, engine.settings.prices.get(out.model), where, text=final if isinstance(final, str) else None
             )
-        loaded = skill.doc.name in (record.get("transcript") or {}).get("skillsLoaded", {})
+        skills_loaded = (record.get("transcript") or {}).get("skillsLoaded") or {}
         if agent.skill_loaded is not None:
-            results.append(LineResult(skill_lines(agent)[0], loaded == agent.skill_loaded))
+            results.append(LineResult(skill_lines(agent)[0], (skill.doc.name in skills_loaded) == agent.skill_loaded))
+        world_lines = expect_lines(agent.world, shared_calls(record), skills_loaded)
+        results.extend(LineResult(name, passed, message) for name, passed, message in world_lines)
         out.tests = AgentLines(results)
 
     async def _checks(
@@ -254,7 +275,7 @@ class AgentSide:
             out.errors.append(f"{where}: the checks could not run ({extra}); their lines count as 0")
             return
         commands = [(c.name, c.run) for c in agent.checks]
-        box = self.boxes[agent.sandbox]
+        box = self.box(skill, sc)
         # Under the engine's limit too (as a grading): a checks container is as heavy as a call.
         async with engine.limiter.slot(engine.priority(skill_index, GRADE)):
             rows, error = await asyncio.to_thread(

@@ -255,7 +255,7 @@ class ModelRow:
     """One model's line of the table across models (engine/across.py)."""
 
     model: str
-    required: bool  # gate.models names it (or names none: every model must hold)
+    required: bool  # gate.models names it: the skill must hold on this model alone
     baseline: tuple[int, int]  # (passed, counted) over every scored line of every scenario on this model
     with_skill: tuple[int, int]
     effect: Interval | None  # the model's effect over no skill (mean over scenarios), 95%; None: nothing scored

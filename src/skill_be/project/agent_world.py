@@ -5,8 +5,7 @@ talk to (`mcp`), what it must have done (`expect.tools`, `expect.skillsLoaded`,
 The models check each key where it is written (the published schema says the same, so the fast path
 refuses what they refuse); `check_world` checks what spans keys and needs the places, after the file
 is valid; the records (`Environment`, `McpServer`, `ToolExpect`, `World`) are what an agent scenario
-carries (`AgentScenario.world`). `refuse_unexecuted` is the one place that stops a file using a key
-the engine does not run yet.
+carries (`AgentScenario.world`).
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
@@ -272,7 +271,7 @@ class World:
     skills_not_loaded: tuple[str, ...] = ()
     follow_ups: tuple[str, ...] = ()
     file_environment: bool = False  # the environment is the file's, none of the scenario's own
-    used: tuple[str, ...] = field(default=(), compare=False)  # the keys as written (refuse_unexecuted)
+    used: tuple[str, ...] = field(default=(), compare=False)  # the keys as written
 
 
 def _commands(setup: object) -> tuple[str, ...]:
@@ -373,8 +372,8 @@ def outside_sources(world: World, base: Path, root: Path) -> list[Problem]:
 
 
 def check_world(scenarios: Sequence[Any], data: Mapping[str, Any], name: str, places: Places, root: Path) -> None:
-    """After the file is valid: the first problem of its world as one line with its place, then the keys
-    that do not run yet (refuse_unexecuted). `data` is the valid file, `scenarios` its records."""
+    """After the file is valid: the first problem of its world as one line with its place. `data` is
+    the valid file, `scenarios` its records."""
     from skill_be.project.validation import at_place, path_text
 
     def stop(loc: list[str | int], words: str, sid: str | None = None) -> ConfigError:
@@ -402,37 +401,9 @@ def check_world(scenarios: Sequence[Any], data: Mapping[str, Any], name: str, pl
             problems += outside_sources(a.world, a.base, root)
         for keys, words in problems:
             raise stop(["scenarios", i, *keys], words, sc.id)
-    refuse_unexecuted(scenarios, data, name, places)
-
-
-# --- the one gate of keys the engine does not run yet ---------------------------------------------
-
-# The keys an eval file may hold (the schema has them) that no command executes yet: a file using one
-# is refused at load, one line and exit 2, never run as if the key were absent. Remove a key here when
-# the engine runs it; remove this function (and its one call in project/evals.py) when the list is empty.
-NOT_YET = ("environment", "mcp", "expect.tools", "expect.skillsLoaded", "expect.skillsNotLoaded", "followUps")
-
-
-def refuse_unexecuted(scenarios: Sequence[Any], data: Mapping[str, Any], name: str, places: Places) -> None:
-    """A ConfigError at the first use of a key in NOT_YET."""
-    from skill_be.project.validation import at_place
-
-    def refuse(loc: list[str | int], label: str) -> NoReturn:
-        raise ConfigError(
-            f"{at_place(name, places.find(loc))}: {label} is not supported yet (skill-be checks it, but no "
-            "command runs it); remove it to run this file"
-        )
-
-    if data.get("environment") is not None and "environment" in NOT_YET:
-        refuse(["environment"], "environment")
-    for i, sc in enumerate(scenarios):
-        for key in sc.agent.world.used if sc.agent is not None else ():
-            if key in NOT_YET:
-                refuse(["scenarios", i, *key.split(".")], f'scenarios[{i}] (id "{sc.id}").{key}')
 
 
 __all__ = [
-    "NOT_YET",
     "SHARED_TOOLS",
     "EnvFile",
     "EnvFileModel",
@@ -448,7 +419,6 @@ __all__ = [
     "check_world",
     "environment_of",
     "outside_sources",
-    "refuse_unexecuted",
     "world_of",
     "world_problems",
 ]

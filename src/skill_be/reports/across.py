@@ -61,8 +61,13 @@ def _required_line(rows: Sequence[ModelRow]) -> str:
 
 
 def required_text(required: Sequence[str], of: int) -> str:
+    if not required:
+        return (
+            "The verdict pools every model (the reference's rule); each model's own verdict is shown,"
+            " not required. Set gate.models to require the skill to hold on a model."
+        )
     if len(required) == of:
-        return "The verdict needs the skill to hold on every model."
+        return "The verdict needs the skill to hold on every model (gate.models)."
     return f"The verdict needs the skill to hold on {', '.join(required)} (gate.models); the others are reported."
 
 

@@ -330,7 +330,9 @@ class AcrossRow(Written):
     """One model's row of the table across models (engine/across.py, reports/across.py)."""
 
     model: Text
-    required: Flag = Field(description="gate.models names it, or names none (every model must hold)")
+    required: Flag = Field(
+        description="gate.models names it: the skill must hold on it alone (without gate.models the gate pools every model)"
+    )
     loaded: Loaded
     baseline: PassCount = Field(description="lines passed and counted over every scenario, without the skill")
     with_skill: PassCount = Field(alias="withSkill")

@@ -39,6 +39,9 @@ def check_agents(project: Project) -> None:
 
     adapters = [(label, e.adapter, str(e.where.path)) for e, label in zip(entries, labels(entries), strict=True)]
     check_agent_models(project.skills, adapters)
+    from skill_be.agents.world_support import check_world_support
+
+    check_world_support(project.skills, adapters)  # mcp or followUps on a CLI that cannot
 
 
 def _version(model: Model) -> str:
@@ -83,10 +86,27 @@ async def agent_side(
         return
     endpoints = {m.label: endpoint(m.adapter) for m in models}
     with opened_boxes(kinds, BoxSettings(endpoints=list(endpoints.values())), warn) as boxes:
-        preflight_checks(boxes, project.skills)  # a check command that is not found: exit 2, no model call
+        own = scenario_boxes(boxes, project.skills, warn)  # a setup that fails: exit 2, no model call
+        preflight_checks(boxes, project.skills, own)  # a check command that is not found: exit 2, no model call
         agent_models = {m.label: AgentModel(_drivers(m, boxes), endpoints[m.label], _version(m)) for m in models}
         inputs = read_inputs(project.skills, shown_skills(project.skills, arms), neighbours(project))
-        yield AgentSide(agent_models, boxes, inputs, redact)
+        yield AgentSide(agent_models, boxes, inputs, redact, own)
+
+
+def scenario_boxes(
+    boxes: dict[str, AgentBox], skills: Sequence[Skill], warn: Callable[[str], None]
+) -> dict[tuple[str, str], AgentBox]:
+    """(skill, scenario id) -> the box of each agent scenario with an environment: the docker box in the
+    scenario's image, built (or found built) here, before any model call."""
+    from skill_be.agents.environment import build_images
+
+    docker: Any = boxes.get("docker")
+    if docker is None or not hasattr(docker, "in_image"):
+        return {}
+    if any(sc.agent is not None and sc.agent.world.environment is not None for s in skills for sc in s.evals.scenarios):
+        warn("building the agent scenarios' environment images (each is built once and reused)")
+    images = build_images(docker.client, docker.image, skills)
+    return {key: docker.in_image(tag) for key, tag in images.items()}
 
 
 def _drivers(model: Model, boxes: dict[str, AgentBox]) -> dict[str, AgentDriver]:
@@ -131,8 +151,9 @@ async def regrade_side(
         yield None
         return
     with opened_boxes(kinds, BoxSettings(), warn) as boxes:
+        own = scenario_boxes(boxes, project.skills, warn)  # the checks run in the scenario's image again
         stored: dict[str, AgentDriver] = {kind: _Stored() for kind in kinds}
         agent_models = {m.label: AgentModel(stored, ModelEndpoint(m.label, "anthropic"), "stored") for m in models}
         # No neighbours: the stored records stand for the runs, whatever was installed then.
         inputs = read_inputs(project.skills, shown_skills(project.skills, DEFAULT_ARMS))
-        yield AgentSide(agent_models, boxes, inputs, redact)
+        yield AgentSide(agent_models, boxes, inputs, redact, own)

@@ -25,7 +25,11 @@ def test_several_models_are_tabled_and_gated_across_them(tmp_path: Path) -> None
     assert r.code == 0, r.stdout
     assert "Models: command:good, command:bad." in r.stdout
     assert "**good**" in r.stdout and "**bad**" in r.stdout
-    assert table_rows(r.stdout) == [["Uses allocate", "100%", "100%", "+0pp"], ["Uses allocate", "0%", "0%", "+0pp"]]
+    rows = table_rows(r.stdout)
+    assert rows[:2] == [["Uses allocate", "100%", "100%", "+0pp"], ["Uses allocate", "0%", "0%", "+0pp"]]
+    # The table across models: bad alone would block, but no model must hold on its own (no gate.models).
+    assert [(row[0], row[1], row[-1]) for row in rows[3:]] == [("good", "no", "READY"), ("bad", "no", "NOT READY")]
+    assert "The verdict pools every model (the reference's rule)" in r.stdout
     assert r.result_file()["skills"]["money"]["models"] == ["good", "bad"]
 
 

@@ -1,7 +1,7 @@
 """A fake agent CLI and its driver, for agent mode's tests: a real program (python3, standard
 library) that follows a script in its prompt, the way a scripted model would drive a real CLI.
 
-The prompt is JSON: {"load": bool, "steps": [{"sh": cmd} | {"write": [path, text]} | {"ask": path}],
+The prompt (and each follow-up, run as the fake again in the same workspace) is JSON: {"load": bool, "steps": [{"sh": cmd} | {"write": [path, text]} | {"ask": path}],
 "final": text}; `$LOADED` in a written text becomes loaded-yes or loaded-no. The agent lists the skills installed under `<workspace>/.fake/skills/` (offered),
 reads SKILL.md of each when `load` is set (loaded), runs the steps in its workspace, asks the model
 endpoint (GET <base_url><path>) for `ask` steps, and prints one JSON event per line."""
@@ -71,13 +71,16 @@ class FakeDriver:
         }
         if setup.endpoint.api_key:
             env["FAKE_API_KEY"] = setup.endpoint.api_key
-        return Launch(argv=[self.python, str(home / "agent.py"), setup.prompt], env=env, files=files, cwd=workspace)
+        run = [self.python, str(home / "agent.py")]
+        then = [[*run, text] for text in setup.follow_ups]  # each follow-up: the fake again, in the same workspace
+        return Launch(argv=[*run, setup.prompt], env=env, files=files, cwd=workspace, then=then)
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
         calls: list[ToolCall] = []
         loaded: dict[str, int] = {}
         offered: list[str] | None = None
         final = None
+        turns = 0  # over the prompt's run and each follow-up's
         for line in stdout.splitlines():
             try:
                 e = json.loads(line)
@@ -91,9 +94,10 @@ class FakeDriver:
                 loaded.setdefault(e["skill"], e["turn"])
             elif e["type"] == "final":
                 final = e
+                turns += e["turns"]
         if final is None:
             return Transcript("", len(calls), calls, offered, loaded, error="the agent printed no final event")
-        return Transcript(final["text"], final["turns"], calls, offered, loaded, final["input"], final["output"])
+        return Transcript(final["text"], turns, calls, offered, loaded, final["input"], final["output"])
 
 
 def write(p: Path, text: str) -> Path:

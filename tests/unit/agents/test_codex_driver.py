@@ -151,9 +151,8 @@ print("finished", flush=True)
 def run_relay(tmp_path: Path, upstream: str, max_turns: int, calls: int, kind: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "relay.py").write_text(RELAY)
     (tmp_path / "client.py").write_text(CLIENT)
-    (tmp_path / "spec.json").write_text(
-        json.dumps({"max": max_turns, "upstream": upstream, "token": TOKEN, "files": []})
-    )
+    spec = {"max": max_turns, "upstream": upstream, "token": TOKEN, "files": {}, "count": str(tmp_path / "count")}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
     argv = [sys.executable, str(tmp_path / "relay.py"), str(tmp_path / "spec.json"),
             sys.executable, str(tmp_path / "client.py"), str(calls), kind]  # fmt: skip
     env = {"BASE": f"http://{TOKEN}/v1", "PATH": "/usr/bin:/bin"}
@@ -178,3 +177,10 @@ def test_the_control_calls_under_the_limit_and_side_calls_pass(tmp_path: Path, u
     side = run_relay(tmp_path, upstream, max_turns=1, calls=4, kind="side")  # no tools: not a turn
     assert (side.returncode, side.stdout.splitlines()[-1]) == (0, "finished")
     assert len(Upstream.seen) == 7
+
+
+def test_expect_tools_names_codex_s_shell_shell() -> None:
+    from skill_be.agents.drivers.base import shared_tool
+
+    assert shared_tool(driver("codex"), "exec_command") == "shell"
+    assert shared_tool(driver("copilot"), "view") == "read" and shared_tool(driver("copilot"), "create") == "write"

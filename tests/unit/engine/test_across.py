@@ -42,15 +42,16 @@ def table(config: GateConfig | None = None) -> tuple[Gate, tuple[ModelRow, ...]]
 def test_a_row_per_model_with_its_own_verdict() -> None:
     gate, (a, b) = table()
     assert gate.ready  # the reference's one gate: 0% on b alone is no universal 0%
+    # Without gate.models no model must hold on its own: the gate pools them.
     assert (a.model, a.required, a.ready, a.baseline, a.with_skill, a.agent_loaded) == (
         "a",
-        True,
+        False,
         True,
         (0, 3),
         (3, 3),
         (2, 3),
     )
-    assert (b.model, b.required, b.ready, b.with_skill, b.agent_loaded) == ("b", True, False, (0, 3), None)
+    assert (b.model, b.required, b.ready, b.with_skill, b.agent_loaded) == ("b", False, False, (0, 3), None)
     assert a.effect is not None and a.effect.estimate == 1.0 and b.effect is not None and b.effect.estimate == 0.0
     _, (a, b) = table(GateConfig(models=("a",)))
     assert (a.required, b.required) == (True, False)

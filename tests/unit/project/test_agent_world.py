@@ -69,9 +69,9 @@ def error(root: Path, data: object, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @pytest.fixture
-def running(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As the engine will be once it runs every key: nothing refused as not supported yet."""
-    monkeypatch.setattr(agent_world, "NOT_YET", ())
+def running() -> None:
+    """Every key runs: nothing is refused as not supported yet (the gate is gone)."""
+    assert not hasattr(agent_world, "NOT_YET")
 
 
 def test_every_key_builds_its_record(tmp_path: Path, running: None) -> None:
@@ -96,40 +96,19 @@ def test_a_scenario_without_the_keys_has_an_empty_world(tmp_path: Path) -> None:
     assert sc.agent.world == agent_world.World()
 
 
-@pytest.mark.parametrize(
-    ("edit", "expected"),
-    [
-        (lambda d: d.pop("environment"), 'scenarios[0] (id "fix").environment is not supported yet'),
-        (lambda d: d["scenarios"][0].pop("environment"), "environment is not supported yet"),
-        (lambda d: [d.pop("environment"), d["scenarios"][0].pop("environment")], '(id "fix").mcp is not supported yet'),
-    ],
-)
-def test_each_key_is_refused_at_its_place_until_it_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: Any, expected: str
-) -> None:
-    data = copy.deepcopy(FULL)
-    edit(data)
-    line = error(tmp_path, data, monkeypatch)
-    assert line.startswith("evals/lint.json:") and expected in line, line
-    assert line.endswith("(skill-be checks it, but no command runs it); remove it to run this file")
+def test_the_whole_world_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert load(tmp_path, copy.deepcopy(FULL)).scenarios[0].agent.world.follow_ups
 
 
-@pytest.mark.parametrize("key", ["expect.tools", "expect.skillsLoaded", "expect.skillsNotLoaded", "followUps", "mcp"])
-def test_each_scenario_key_alone_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
+@pytest.mark.parametrize("key", ["expect.tools", "expect.skillsLoaded", "expect.skillsNotLoaded", "mcp", "followUps"])
+def test_the_keys_that_run_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
     sc: dict[str, Any] = {"id": "one", "mode": "agent", "prompt": "p", "checks": ["true"]}
-    source = FULL["scenarios"][0]
-    if key == "expect.tools":
-        sc["expect"] = {"tools": {"called": ["shell"]}}
-    elif key.startswith("expect."):
-        sc["expect"] = {key.split(".")[1]: source["expect"][key.split(".")[1]]}
+    if key in ("mcp", "followUps"):
+        sc[key] = FULL["scenarios"][0][key]
     else:
-        sc[key] = source[key]
-        if key == "mcp":
-            sc["expect"] = {"skillLoaded": True}
-    line = error(tmp_path, {"scenarios": [sc]}, monkeypatch)
-    assert f'scenarios[0] (id "one").{key} is not supported yet' in line, line
-    # The control: once the key runs, the same file loads.
-    monkeypatch.setattr(agent_world, "NOT_YET", tuple(k for k in agent_world.NOT_YET if k != key))
+        sc["expect"] = {"tools": {"called": ["shell"]}} if key == "expect.tools" else {key.split(".")[1]: ["x"]}
+    monkeypatch.chdir(tmp_path)
     assert load(tmp_path, {"scenarios": [sc]}).scenarios[0].agent is not None
 
 

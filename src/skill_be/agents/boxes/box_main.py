@@ -5,11 +5,12 @@ run under another uid and can neither signal, trace nor read it. One JSON argume
 the environment of the exec is the CLI's (the provider's key reaches it there, never on a command
 line), and `env_keys` names which of its variables the CLI gets.
 
-- `{"mode": "agent", "argv", "cwd", "env_keys", "timeout", "uid", "relays": [[port, socket], ...]}`:
+- `{"mode": "agent", "argv", "then", "cwd", "env_keys", "timeout", "uid", "relays": [[port, socket], ...]}`:
   start the relays (127.0.0.1:port -> the egress proxy's unix socket; the container has no network of
   its own), run the CLI under `uid`, read its stdout and stderr until it exits or the time limit
   (then every process of `uid` is killed), cut both streams at that moment, kill every process of
-  `uid` that is left, and print the record: `{"exit": code | "timeout" | "127", "stdout", "stderr"
+  `uid` that is left; then each argv of `then` (the follow-up turns) the same way while the one
+  before exited 0, under what is left of the time limit; and print the record: `{"exit": code | "timeout" | "127", "stdout", "stderr"
   (base64), "left": processes killed after the exit, "clean": none of `uid` is left}`.
 - `{"mode": "checks", "checks": [[name, command], ...], "cwd", "env_keys", "timeout", "uid", "cap"}`:
   each command with `sh -c` under `uid`, its output (stdout and stderr) cut at its exit, every process
@@ -215,12 +216,26 @@ def _b64(data: bytes) -> str:
 
 
 def agent(spec: dict[str, Any]) -> dict[str, Any]:
+    """The CLI's run, then each follow-up turn (`then`) while the one before exited 0, all under one
+    time limit; the outputs one after the other."""
     relays(spec.get("relays", []))
     keep = int(spec.get("cap", 32 << 20))
-    done = supervise(list(spec["argv"]), spec, merged=False, keep=keep)
-    (out, n_out), (err, _) = (*done["streams"], (b"", 0))[:2]
-    return {"exit": done["exit"], "stdout": _b64(out), "stderr": _b64(err), "over": n_out > keep,
-            "left": done["left"], "clean": done["clean"]}  # fmt: skip
+    deadline = time.monotonic() + float(spec["timeout"])
+    outs, errs, n_out, left, clean = b"", b"", 0, 0, True
+    done: dict[str, Any] = {"exit": ""}
+    for argv in [spec["argv"], *spec.get("then", [])]:
+        if done["exit"] not in ("", "0"):
+            break
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            done = {**done, "exit": "timeout"}
+            break
+        done = supervise(list(argv), {**spec, "timeout": remaining}, merged=False, keep=keep)
+        (out, size), (err, _) = (*done["streams"], (b"", 0))[:2]
+        outs, errs, n_out = (outs + out)[-keep:], (errs + err)[-keep:], n_out + size
+        left, clean = left + done["left"], clean and done["clean"]
+    return {"exit": done["exit"], "stdout": _b64(outs), "stderr": _b64(errs), "over": n_out > keep,
+            "left": left, "clean": clean}  # fmt: skip
 
 
 def checks(spec: dict[str, Any]) -> list[dict[str, Any]]:

@@ -15,6 +15,9 @@ inside a container too (the GitHub action's sibling containers). The agent conta
 its only way out is the egress proxy's sockets, mounted read-only (egress.py), which this box starts
 and closes. The checks container has no network, no key, and never the agent's home.
 
+An agent scenario with an `environment` runs in its own image, built on skill-be's (agents/environment.py):
+`in_image` gives this box with that image, every protection the same.
+
 Tests switch protections off (`BoxSettings.weaken`) to show each one's attack: `network` (a bridge
 network), `kill` (processes left by the CLI or a check live on), `record` (the old way: the
 supervisor under the agents' uid, its record in files under /work), `argv` (the environment on the
@@ -75,7 +78,7 @@ class DockerBox:
         self.plan = plan
         self.id = secrets.token_hex(6)
         self._removals: list[threading.Thread] = []
-        self._spares: dict[bool, Future[tuple[Any, Any]]] = {}  # with_egress -> a started, empty container
+        self._spares: dict[tuple[bool, str], Future[tuple[Any, Any]]] = {}  # (with_egress, image) -> a started one
         self._pool: Any = None
         self._lock = threading.Lock()
         self._active: set[Any] = set()  # containers in use: killed by close() (an interrupted run)
@@ -95,27 +98,27 @@ class DockerBox:
             caps=SUPERVISOR_CAPS, tmpfs={"/tmp": f"size={lim.tmp_mb}m,mode=1777"},
         )  # fmt: skip
 
-    def _create(self, volume: Any, with_egress: bool) -> Any:
+    def _create(self, volume: Any, with_egress: bool, image: str) -> Any:
         volumes = {volume.name: {"bind": str(WORK), "mode": "rw"}}
         if with_egress and self.egress is not None and self.egress.volume is not None:
             volumes[self.egress.volume.name] = {"bind": SOCKETS, "mode": "ro"}  # ro: no agent can replace a socket
         return containers.create(
-            self.client, self.image, self._hardening(), entrypoint=["sleep", "infinity"], command=[],
+            self.client, image, self._hardening(), entrypoint=["sleep", "infinity"], command=[],
             volumes=volumes, working_dir=str(WORK), labels=self.labels,
         )  # fmt: skip
 
-    def _fresh(self, with_egress: bool) -> tuple[Any, Any]:
+    def _fresh(self, with_egress: bool, image: str) -> tuple[Any, Any]:
         volume = containers.tmpfs_volume(self.client, self.limits.disk_mb, self.labels, uid=65534)
         box = None
         try:
-            box = self._create(volume, with_egress)
+            box = self._create(volume, with_egress, image)
             box.start()
         except BaseException:
             self._drop(box, volume)
             raise
         return box, volume
 
-    def _started(self, with_egress: bool) -> tuple[Any, Any]:
+    def _started(self, with_egress: bool, image: str) -> tuple[Any, Any]:
         """A started, empty container: the spare started during the previous run when there is one
         (container start is most of skill-be's own time per run), and a new spare for the next."""
         from concurrent.futures import ThreadPoolExecutor
@@ -123,17 +126,17 @@ class DockerBox:
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(2, thread_name_prefix="skill-be-spare")
-            spare = self._spares.pop(with_egress, None)
-            self._spares[with_egress] = self._pool.submit(self._fresh, with_egress)
+            spare = self._spares.pop((with_egress, image), None)
+            self._spares[(with_egress, image)] = self._pool.submit(self._fresh, with_egress, image)
         if spare is not None:
             try:
                 return spare.result()
             except Exception:  # the spare failed to start: start one now, which says why
                 pass
-        return self._fresh(with_egress)
+        return self._fresh(with_egress, image)
 
-    def _box(self, files: Mapping[str, bytes], with_egress: bool) -> tuple[Any, Any]:
-        box, volume = self._started(with_egress)
+    def _box(self, files: Mapping[str, bytes], with_egress: bool, image: str | None = None) -> tuple[Any, Any]:
+        box, volume = self._started(with_egress, image or self.image)
         with self._lock:
             self._active.add(box)
         try:
@@ -186,15 +189,20 @@ class DockerBox:
             self.egress.close()
             self.egress = None
 
-    def run_agent(self, driver: AgentDriver, setup: AgentSetup, files: Files) -> AgentRun:
+    def in_image(self, image: str) -> ImageBox:
+        """This box with its agent and checks containers made from `image` (an environment's, built on
+        this box's image): the same protections, proxy and limits; closed with this box."""
+        return ImageBox(self, image)
+
+    def run_agent(self, driver: AgentDriver, setup: AgentSetup, files: Files, image: str | None = None) -> AgentRun:
         inside = replace(setup, endpoint=self.plan.rewrite(setup.endpoint))
         try:
             launch = driver.prepare(inside, WORKSPACE, HOME)
         except Exception as e:  # a driver that cannot build its launch: an error of this output
             return AgentRun(error=f"the {driver.name} launch could not be built ({e})")
-        return self._run(launch, files, setup.limits.timeout_seconds)
+        return self._run(launch, files, setup.limits.timeout_seconds, image)
 
-    def _run(self, launch: Launch, workspace: Files, timeout: float) -> AgentRun:
+    def _run(self, launch: Launch, workspace: Files, timeout: float, image: str | None = None) -> AgentRun:
         """Write the launch's files and the workspace, run the CLI until it ends or `timeout`, copy the
         workspace back; the record from the supervisor. Every failure is an `error` of this run."""
         run = AgentRun()
@@ -207,9 +215,9 @@ class DockerBox:
                 files[str(path.relative_to(WORK))] = content
                 if path.is_relative_to(launch.cwd):
                     run.installed[str(path.relative_to(launch.cwd))] = content
-            box, volume = self._box(files, with_egress=True)
+            box, volume = self._box(files, with_egress=True, image=image)
             spec = {"mode": "agent", "argv": list(launch.argv), "cwd": str(launch.cwd), "timeout": timeout,
-                    "relays": self.plan.relays(), "cap": MAX_STDOUT}  # fmt: skip
+                    "relays": self.plan.relays(), "cap": MAX_STDOUT, "then": [list(t) for t in launch.then]}  # fmt: skip
             record = self._supervise(box, spec, {**launch.env, **self.plan.env()}, timeout)
             _take_record(run, record)
             try:
@@ -226,7 +234,12 @@ class DockerBox:
         return run
 
     def run_checks(
-        self, workspace: Files, check_files: Files, checks: Sequence[tuple[str, str]], timeout: float
+        self,
+        workspace: Files,
+        check_files: Files,
+        checks: Sequence[tuple[str, str]],
+        timeout: float,
+        image: str | None = None,
     ) -> tuple[list[CheckResult], str | None]:
         """Each check command under the agents' uid in a fresh container (no network, no key), in the
         finished workspace; every process it left killed before the next starts."""
@@ -237,7 +250,7 @@ class DockerBox:
                 **{f"checks/{k}": v for k, v in check_files.items()},
             }
             files["home/.keep"] = b""
-            box, volume = self._box(files, with_egress=False)
+            box, volume = self._box(files, with_egress=False, image=image)
             spec = {"mode": "checks", "checks": [list(c) for c in checks], "cwd": str(WORKSPACE), "timeout": timeout}
             rows = self._supervise(box, spec, {**CHECKS_ENV, "CHECKS": str(CHECKS)}, timeout * max(1, len(checks)))
             if not isinstance(rows, list) or not all(r.get("clean", True) for r in rows):
@@ -282,6 +295,33 @@ class DockerBox:
             "pids": lim.pids,
             "diskMb": lim.disk_mb,
         }
+
+
+class ImageBox:
+    """A DockerBox whose containers are made from another image (an environment's; AgentBox)."""
+
+    name = "docker"
+
+    def __init__(self, box: DockerBox, image: str) -> None:
+        self.box = box
+        self.image = image
+
+    def driver_options(self, executable: Callable[[], str]) -> dict[str, str]:
+        return self.box.driver_options(executable)
+
+    def run_agent(self, driver: AgentDriver, setup: AgentSetup, files: Files) -> AgentRun:
+        return self.box.run_agent(driver, setup, files, self.image)
+
+    def run_checks(
+        self, workspace: Files, check_files: Files, checks: Sequence[tuple[str, str]], timeout: float
+    ) -> tuple[list[CheckResult], str | None]:
+        return self.box.run_checks(workspace, check_files, checks, timeout, self.image)
+
+    def describe(self) -> dict[str, object]:
+        return {**self.box.describe(), "image": self.image}
+
+    def close(self) -> None:
+        """The box it views closes what it made."""
 
 
 def _exec(box: Any, argv: list[str], user: str, env: Mapping[str, str], timeout: float) -> bytes:

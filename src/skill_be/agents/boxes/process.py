@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
@@ -122,15 +123,23 @@ class ProcessBox:
         exe = resolve_executable(launch.argv[0], cwd, launch.env.get("PATH"))
         if exe is None:
             return AgentRun(error=f'cannot start "{launch.argv[0]}": not found on PATH', start_failed=True)
-        try:
-            done = self._child([exe, *launch.argv[1:]], cwd, launch.env, timeout, OUTPUT_CAP)
-        except StartFailed as e:
-            return AgentRun(error=str(e), start_failed=True)
-        return AgentRun(
-            stdout=done.stdout.decode("utf-8", errors="replace"),
-            stderr=done.stderr.decode("utf-8", errors="replace"),
-            exit="timeout" if done.timed_out else str(done.returncode),
-        )
+        deadline = time.monotonic() + timeout
+        run = AgentRun()
+        for argv in [launch.argv, *launch.then]:  # the follow-up turns (the same program) while each exits 0
+            if run.exit not in ("", "0"):
+                break
+            left = deadline - time.monotonic()
+            if left <= 0:
+                run.exit = "timeout"
+                break
+            try:
+                done = self._child([exe, *argv[1:]], cwd, launch.env, left, OUTPUT_CAP)
+            except StartFailed as e:
+                return AgentRun(error=str(e), start_failed=True)
+            run.stdout += done.stdout.decode("utf-8", errors="replace")
+            run.stderr += done.stderr.decode("utf-8", errors="replace")
+            run.exit = "timeout" if done.timed_out else str(done.returncode)
+        return run
 
     def run_checks(
         self, workspace: Files, check_files: Files, checks: Sequence[tuple[str, str]], timeout: float

@@ -45,6 +45,17 @@ class SkillToInstall:
 
 
 @dataclass(frozen=True)
+class McpServerSpec:
+    """A stdio MCP server the agent's CLI starts in the box: its name (`mcp:<name>/<tool>` in the
+    shared vocabulary), the program, its arguments and environment."""
+
+    name: str
+    command: str
+    args: Sequence[str] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class AgentSetup:
     """One agent run: the prompt, the model, the skills installed where the CLI discovers them (the
     skill under test and any neighbours in the with-skill arm; only the neighbours in the baseline),
@@ -56,6 +67,8 @@ class AgentSetup:
     skills: Sequence[SkillToInstall] = ()
     tools: Sequence[str] | None = None
     limits: AgentLimits = field(default_factory=AgentLimits)
+    mcp: Sequence[McpServerSpec] = ()  # stdio MCP servers the CLI starts (a driver with `takes_mcp`)
+    follow_ups: Sequence[str] = ()  # sent in the same session after each answer (a driver with `resumes`)
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,9 @@ class Launch:
     env: Mapping[str, str]
     files: Mapping[PurePosixPath, bytes]
     cwd: PurePosixPath
+    # The follow-up turns: each argv run after the one before it exited 0, with the same environment
+    # and workspace, in the same box and under the same time limit; their outputs follow the first's.
+    then: Sequence[Sequence[str]] = ()
 
 
 @dataclass(frozen=True)
@@ -116,3 +132,60 @@ class AgentDriver(Protocol):
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
         """The transcript from the CLI's machine-readable event stream (all of stdout)."""
         ...
+
+    # Optional, read through the functions at the end of this module (a driver without them keeps the
+    # defaults): `tool_names` (its tool names in expect.tools' shared vocabulary), `mcp_tool(name,
+    # servers)` (an MCP call's server and tool), `takes_mcp` and `resumes` (True where the driver
+    # hands its CLI MCP servers / sends follow-ups in the same session).
+
+
+# --- what a driver may add: each an attribute or method with a default here ------------------------
+# A driver that sets none of these still works: its tools map by DEFAULT_TOOL_NAMES, and a scenario with
+# `mcp` or `followUps` is refused for it before any call.
+
+# expect.tools' shared vocabulary: a CLI's own tool name -> shell, read, write, edit or skill. A driver
+# whose CLI names its tools otherwise sets `tool_names` (its own mapping, merged over this one).
+DEFAULT_TOOL_NAMES: Mapping[str, str] = {
+    "bash": "shell", "Bash": "shell", "shell": "shell", "read": "read", "Read": "read", "write": "write",
+    "Write": "write", "edit": "edit", "Edit": "edit", "MultiEdit": "edit", "skill": "skill", "Skill": "skill",
+}  # fmt: skip
+
+
+def tool_names(driver: object) -> Mapping[str, str]:
+    """The driver's vocabulary: its `tool_names` over the default one."""
+    own = getattr(driver, "tool_names", None)
+    return {**DEFAULT_TOOL_NAMES, **own} if isinstance(own, Mapping) else DEFAULT_TOOL_NAMES
+
+
+def default_mcp_tool(name: str, servers: Sequence[str]) -> tuple[str, str] | None:
+    """(server, tool) of an MCP tool call, read the two ways CLIs name them: `mcp__<server>__<tool>`
+    (Claude Code) and `<server>_<tool>` (opencode), for a declared server."""
+    if name.startswith("mcp__"):
+        server, sep, tool = name[5:].partition("__")
+        if sep and server in servers:
+            return server, tool
+    for server in sorted(servers, key=len, reverse=True):
+        if name.startswith(server + "_") and len(name) > len(server) + 1:
+            return server, name[len(server) + 1 :]
+    return None
+
+
+def shared_tool(driver: object, name: str, servers: Sequence[str] = ()) -> str:
+    """A tool call's name in the shared vocabulary: `mcp:<server>/<tool>` for a declared MCP server's
+    tool (the driver's `mcp_tool(name, servers)` where it has one), the shared name where the driver's
+    vocabulary has one, else the CLI's own name."""
+    reader = getattr(driver, "mcp_tool", None)
+    found = reader(name, servers) if callable(reader) else default_mcp_tool(name, servers)
+    if found is not None:
+        return f"mcp:{found[0]}/{found[1]}"
+    return tool_names(driver).get(name, name)
+
+
+def takes_mcp(driver: object) -> bool:
+    """Whether the driver hands MCP servers to its CLI (`takes_mcp = True`); default: it does not."""
+    return getattr(driver, "takes_mcp", False) is True
+
+
+def resumes(driver: object) -> bool:
+    """Whether the driver can send follow-ups in the same session (`resumes = True`); default: no."""
+    return getattr(driver, "resumes", False) is True

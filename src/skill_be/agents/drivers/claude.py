@@ -4,7 +4,9 @@ Where skills go: the user-level skill folder of a private config dir, `<home>/.c
 (CLAUDE_CONFIG_DIR=<home>/.claude), found through `--setting-sources user` (that private folder and
 nothing else: no project settings, skills or CLAUDE.md of the workspace or its parents, git or not);
 the workspace itself is left as the scenario wrote it. Isolation: the one-shot adapter's environment
-(auto memory off, no non-essential traffic, no retries), no MCP servers (`--strict-mcp-config`), no
+(auto memory off, no non-essential traffic, no retries), no MCP servers but the scenario's
+(`--strict-mcp-config`, and `--mcp-config <home>/.claude/skill-be-mcp.json` when it has `mcp`; each
+server's tools allowed as `mcp__<server>`), no
 bundled skills (CLAUDE_CODE_DISABLE_BUNDLED_SKILLS), no CLAUDE.md anywhere (CLAUDE_CODE_DISABLE_CLAUDE_MDS,
 a second lock: with the `project` source a parent folder's CLAUDE.md is read even in a git workspace),
 only the tools asked for (`--tools`), each allowed without a prompt (`--allowedTools`).
@@ -15,6 +17,8 @@ A load: the `Skill {"skill": name}` tool call, answered by a user event with
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
@@ -40,10 +44,18 @@ AGENT_ENV = {
     "DISABLE_AUTOUPDATER": "1",
     "LANG": "C.UTF-8",
 }
+MCP_FILE = "skill-be-mcp.json"
 ERRORS = {
     "error_max_turns": LIMIT_ERROR,  # claude stops before model call maxTurns + 1 is sent
     "error_during_execution": "the run failed during execution",
 }
+
+
+def mcp_servers(setup: AgentSetup) -> dict[str, object]:
+    """The scenario's MCP servers in Claude Code's `mcpServers` form (stdio)."""
+    return {
+        m.name: {"type": "stdio", "command": m.command, "args": list(m.args), "env": dict(m.env)} for m in setup.mcp
+    }
 
 
 class ClaudeDriver:
@@ -51,6 +63,11 @@ class ClaudeDriver:
     providers: tuple[str, ...] = ("anthropic",)
     # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
     trigger_tools: tuple[str, ...] = ("Read",)
+    # expect.tools' shared names (Glob, Grep, WebFetch, ... keep their own); MCP tools: mcp__<server>__<tool>.
+    resumes = True  # followUps: --session-id on the first run, --resume <it> on each follow-up
+    takes_mcp = True  # --mcp-config with --strict-mcp-config: the scenario's servers and no other
+    tool_names: Mapping[str, str] = {"Bash": "shell", "Read": "read", "Write": "write", "Edit": "edit",
+                                     "MultiEdit": "edit", "NotebookEdit": "edit", "Skill": "skill"}  # fmt: skip
 
     def __init__(self, bin: str = "claude", path: str = DEFAULT_PATH) -> None:
         self.bin = bin
@@ -65,18 +82,23 @@ class ClaudeDriver:
             raise ValueError(f'claude speaks only the anthropic API, not "{setup.endpoint.provider}"')
         config = home / ".claude"
         tools = ",".join(self.tools(setup))
-        argv = [
+        allowed = ",".join([*self.tools(setup), *(f"mcp__{m.name}" for m in setup.mcp)])  # a server: all its tools
+        mcp = ["--mcp-config", str(config / MCP_FILE)] if setup.mcp else []
+        base = [
             self.bin, "-p", "--output-format", "stream-json", "--verbose",
             "--model", setup.endpoint.model,
             # Only the private config dir: no project settings, skills or CLAUDE.md from the workspace or
             # its parents (with `project`, a non-git workspace gets its parents' .claude/skills).
             "--setting-sources", "user",
-            "--strict-mcp-config",
-            "--tools", tools, "--allowedTools", tools,
+            "--strict-mcp-config", *mcp,
+            "--tools", tools, "--allowedTools", allowed,
             "--max-turns", str(setup.limits.max_turns),
-            "--no-session-persistence",
-            "--", setup.prompt,
         ]  # fmt: skip
+        # Follow-ups resume the session, kept in the private config dir; without them nothing is kept.
+        session = str(uuid.uuid4())
+        first = ["--session-id", session] if setup.follow_ups else ["--no-session-persistence"]
+        argv = [*base, *first, "--", setup.prompt]
+        then = [[*base, "--resume", session, "--", text] for text in setup.follow_ups]
         env = {**AGENT_ENV, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config), "PATH": self.path}
         if setup.endpoint.base_url:
             env["ANTHROPIC_BASE_URL"] = setup.endpoint.base_url
@@ -86,7 +108,9 @@ class ClaudeDriver:
             env["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] = str(setup.limits.max_tokens)  # per model response
         files = skill_files(config / "skills", setup.skills)
         files[config / "settings.json"] = b"{}\n"  # the user settings are ours: empty
-        return Launch(argv=argv, env=env, files=files, cwd=workspace)
+        if setup.mcp:
+            files[config / MCP_FILE] = json.dumps({"mcpServers": mcp_servers(setup)}, indent=2).encode() + b"\n"
+        return Launch(argv=argv, env=env, files=files, cwd=workspace, then=then)
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
         t = TranscriptBuilder(setup)
@@ -138,11 +162,12 @@ class ClaudeDriver:
                     t.mark_loaded(name, call.turn)
 
     def _result(self, t: TranscriptBuilder, event: Mapping[str, object]) -> None:
-        usage = _usage(event)
+        usage = _usage(event)  # one result per run: a conversation with follow-ups adds them up
         if usage is not None:
-            t.input_tokens, t.output_tokens = usage.input_tokens, usage.output_tokens
+            t.add_tokens(usage.input_tokens or 0, usage.output_tokens or 0)
         cost = event.get("total_cost_usd")
-        t.cost_usd = float(cost) if isinstance(cost, int | float) else None
+        if isinstance(cost, int | float):
+            t.cost_usd = (t.cost_usd or 0.0) + float(cost)
         subtype = str(event.get("subtype") or "")
         result = event.get("result")
         if subtype == "success" and not event.get("is_error"):

@@ -70,6 +70,7 @@ class CodexDriver:
     providers: tuple[str, ...] = ("openai",)  # the Responses API
     # Codex's tools cannot be chosen: its shell is how it looks around and how it loads a skill.
     trigger_tools: tuple[str, ...] = (SHELL_TOOL,)
+    tool_names: Mapping[str, str] = {SHELL_TOOL: "shell"}  # expect.tools: every call is its shell
     # skill-be's turn limit (drivers/limit.py): Codex has none of its own.
     turn_limit = "relay"
 

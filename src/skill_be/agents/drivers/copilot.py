@@ -80,6 +80,9 @@ class CopilotDriver:
     # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
     trigger_tools: tuple[str, ...] = ("view",)
     turn_limit = "relay"  # skill-be's own (drivers/limit.py): Copilot has none
+    # expect.tools' shared names for Copilot's own (`view`, `create`, `str_replace`/`edit`, `bash`, `skill`).
+    tool_names: Mapping[str, str] = {"bash": "shell", "view": "read", "create": "write", "edit": "edit",
+                                     "str_replace": "edit", "skill": "skill"}  # fmt: skip
 
     def __init__(
         self, bin: str = "copilot", path: str = DEFAULT_PATH, python: str = "python3", cache: str = ""

@@ -39,7 +39,14 @@ spec = json.load(open(sys.argv[1]))
 argv, limit, up = sys.argv[2:], int(spec["max"]), urllib.parse.urlsplit(spec["upstream"])
 MODEL_PATHS = ("/messages", "/chat/completions", "/responses", ":generateContent", ":streamGenerateContent")
 HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "host"}
-state = {"calls": 0, "over": False}
+# The count lives in a file: the follow-up turns (followUps) each run under a relay of their own and
+# share maxTurns with the prompt's.
+count_file = spec["count"]
+try:
+    calls = int(open(count_file).read() or 0)
+except (OSError, ValueError):
+    calls = 0
+state = {"calls": calls, "over": False}
 lock = threading.Lock()
 child = None
 
@@ -110,6 +117,8 @@ class Relay(http.server.BaseHTTPRequestHandler):
         if is_turn(self.command, self.path, data):
             with lock:
                 state["calls"] += 1
+                with open(count_file, "w") as f:
+                    f.write(str(state["calls"]))
                 over = state["calls"] > limit
                 state["over"] = state["over"] or over
             if over:
@@ -156,9 +165,9 @@ server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Relay)
 server.daemon_threads = True
 threading.Thread(target=server.serve_forever, daemon=True).start()
 where = "127.0.0.1:%d" % server.server_address[1]
-for f in spec["files"]:
-    text = open(f, "rb").read().replace(spec["token"].encode(), where.encode())
-    open(f, "wb").write(text)
+for f, text in spec["files"].items():  # as the launch wrote them: a follow-up's relay has a port of its own
+    with open(f, "w", encoding="utf-8") as out:
+        out.write(text.replace(spec["token"], where))
 env = {k: v.replace(spec["token"], where) for k, v in os.environ.items()}
 child = subprocess.Popen([a.replace(spec["token"], where) for a in argv], env=env)
 code = child.wait()
@@ -190,10 +199,12 @@ class RelayLimited:
         launch = self.inner.prepare(replace(setup, endpoint=replace(ep, base_url=relayed)), workspace, home)
         program, spec_file = home / ".skill-be" / "relay.py", home / ".skill-be" / "relay.json"
         spec = {"max": int(setup.limits.max_turns), "upstream": urlunsplit((*target[:2], "", "", "")),
-                "token": TOKEN, "files": [str(p) for p, c in launch.files.items() if TOKEN.encode() in c]}  # fmt: skip
+                "token": TOKEN, "count": str(home / ".skill-be" / "relay-count"),
+                "files": {str(p): c.decode() for p, c in launch.files.items() if TOKEN.encode() in c}}  # fmt: skip
         files = {**launch.files, program: RELAY.encode(), spec_file: json.dumps(spec).encode()}
-        argv = [self.python, str(program), str(spec_file), *launch.argv]
-        return Launch(argv=argv, env=launch.env, files=files, cwd=launch.cwd)
+        relay = [self.python, str(program), str(spec_file)]
+        then = [[*relay, *t] for t in launch.then]  # each follow-up under a relay too, one count for all
+        return Launch(argv=[*relay, *launch.argv], env=launch.env, files=files, cwd=launch.cwd, then=then)
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
         t = self.inner.parse(stdout, setup)

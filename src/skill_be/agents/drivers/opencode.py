@@ -59,6 +59,12 @@ class OpencodeDriver:
     # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
     trigger_tools: tuple[str, ...] = ("read",)
     turn_limit = "relay"  # skill-be's own (drivers/limit.py): opencode's steps do not hold
+    # expect.tools' shared names (glob, grep, list, webfetch, todowrite keep their own); MCP tools:
+    # <server>_<tool>.
+    resumes = True  # followUps: a database in the private home (not in memory), --continue on each
+    takes_mcp = True  # the config's `mcp`: local servers, their tools allowed as <server>_*
+    tool_names: Mapping[str, str] = {"bash": "shell", "read": "read", "write": "write", "edit": "edit",
+                                     "patch": "edit", "multiedit": "edit", "skill": "skill"}  # fmt: skip
 
     def __init__(self, bin: str = "opencode", path: str = DEFAULT_PATH, python: str = "python3") -> None:
         self.bin = bin
@@ -79,11 +85,15 @@ class OpencodeDriver:
         for t in tools:
             permission[PERMISSION_OF.get(t, t)] = "allow"
         permission[SKILL_TOOL] = {"*": "allow", "customize-opencode": "deny"}
-        agent = {"mode": "primary", "steps": setup.limits.max_turns, "tools": {"*": False, **dict.fromkeys(tools, True)},
-                 "permission": permission}  # fmt: skip
+        servers = {f"{m.name}_*": True for m in setup.mcp}
+        permission.update(dict.fromkeys(servers, "allow"))
+        agent = {"mode": "primary", "steps": setup.limits.max_turns,
+                 "tools": {"*": False, **dict.fromkeys(tools, True), **servers}, "permission": permission}  # fmt: skip
+        mcp = {m.name: {"type": "local", "command": [m.command, *m.args], "environment": dict(m.env), "enabled": True}
+               for m in setup.mcp}  # fmt: skip
         config: dict[str, object] = {
             "$schema": "https://opencode.ai/config.json", "autoupdate": False, "share": "disabled",
-            "mcp": {}, "plugin": [], "instructions": [], "skills": {"paths": [str(skills_dir)]},
+            "mcp": mcp, "plugin": [], "instructions": [], "skills": {"paths": [str(skills_dir)]},
             "agent": {AGENT: agent}, "small_model": self.model(setup),
         }  # fmt: skip
         ep = setup.endpoint
@@ -107,6 +117,8 @@ class OpencodeDriver:
         files[wrapper] = WRAPPER.encode()
         # On stdin, not as an argument: opencode wraps an argument with spaces in quotes.
         files[prompt] = setup.prompt.encode()
+        prompts = [home / ".skill-be" / f"prompt-{i}.txt" for i in range(2, len(setup.follow_ups) + 2)]
+        files.update({p: text.encode() for p, text in zip(prompts, setup.follow_ups, strict=True)})
         for d in ("config", "state", "cache", "data"):
             files[home / d / ".keep"] = b""  # opencode crashes when these cannot be made
         env = {**FIXED_ENV, "HOME": str(home), "OPENCODE_TEST_HOME": str(home), "PATH": self.path,
@@ -117,11 +129,16 @@ class OpencodeDriver:
             env["OPENCODE_AUTH_CONTENT"] = json.dumps(
                 {PROVIDER if ep.base_url else ep.provider: {"type": "api", "key": ep.api_key}}
             )
-        argv = [self.python, str(wrapper), str(setup.limits.max_turns + 1), TURN_MARKER, str(prompt),
-                API_ERROR,
-                self.bin, "run", "-m", self.model(setup), "--agent", AGENT, "--title", "skill-be", "--pure",
-                "--format", "json", "--dir", str(workspace), "--print-logs", "--log-level", "ERROR"]  # fmt: skip
-        return Launch(argv=argv, env=env, files=files, cwd=workspace)
+        if setup.follow_ups:  # the session must outlive the first run: a database in the private home
+            env["OPENCODE_DB"] = str(home / "data" / "opencode.db")
+
+        def run(text_file: PurePosixPath, more: tuple[str, ...] = ()) -> list[str]:
+            return [self.python, str(wrapper), str(setup.limits.max_turns + 1), TURN_MARKER, str(text_file), API_ERROR,
+                    self.bin, "run", "-m", self.model(setup), "--agent", AGENT, "--title", "skill-be", "--pure",
+                    "--format", "json", "--dir", str(workspace), "--print-logs", "--log-level", "ERROR", *more]  # fmt: skip
+
+        then = [run(p, ("--continue",)) for p in prompts]
+        return Launch(argv=run(prompt), env=env, files=files, cwd=workspace, then=then)
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
         t = TranscriptBuilder(setup)

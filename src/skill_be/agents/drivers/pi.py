@@ -65,6 +65,10 @@ class PiDriver:
     providers: tuple[str, ...] = ("openai", "anthropic")
     # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
     trigger_tools: tuple[str, ...] = ("read",)
+    resumes = True  # followUps: the session kept in <home>/.pi/sessions, --continue on each follow-up
+    # expect.tools' shared names (grep, find, ls keep their own). pi has no skill tool: a load is a `read`
+    # of SKILL.md (expect.skillsLoaded sees it).
+    tool_names: Mapping[str, str] = {"bash": "shell", "read": "read", "write": "write", "edit": "edit"}
 
     def __init__(self, bin: str = "pi", path: str = DEFAULT_PATH) -> None:
         self.bin = bin
@@ -101,11 +105,14 @@ class PiDriver:
                 env[KEY_VAR] = ep.api_key
         elif ep.api_key:
             env[KEY_VARS[ep.provider]] = ep.api_key
-        argv = [self.bin, "-p", "--mode", "json", "--provider", provider, "--model", ep.model, "--thinking", "off",
+        # Follow-ups continue the session, kept in the private home; without them nothing is kept.
+        flags = [f for f in FLAGS if f != "--no-session"] if setup.follow_ups else list(FLAGS)
+        sessions = ["--session-dir", str(home / ".pi" / "sessions")] if setup.follow_ups else []
+        base = [self.bin, "-p", "--mode", "json", "--provider", provider, "--model", ep.model, "--thinking", "off",
                 "--no-skills", *[a for s in setup.skills for a in ("--skill", str(skills_dir / s.name))],
-                *FLAGS, "-e", str(limit), "--offline", "--tools", ",".join(self.tools(setup)),
-                _safe_prompt(setup.prompt)]  # fmt: skip
-        return Launch(argv=argv, env=env, files=files, cwd=workspace)
+                *flags, *sessions, "-e", str(limit), "--offline", "--tools", ",".join(self.tools(setup))]  # fmt: skip
+        then = [[*base, "--continue", _safe_prompt(text)] for text in setup.follow_ups]
+        return Launch(argv=[*base, _safe_prompt(setup.prompt)], env=env, files=files, cwd=workspace, then=then)
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
         t = TranscriptBuilder(setup)
