@@ -53,6 +53,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="call every model, store nothing (wins over --cache)")
     p.add_argument("--junit", metavar="<file>", help="also write JUnit XML there: a test suite per skill")
     p.add_argument("--dry-run", action="store_true", help="check, then print the calls, tokens and cost; call nothing")
+    p.add_argument(
+        "--fake",
+        action="store_true",
+        help="canned answers and gradings (adapter fake): the whole pipeline, no key, no cost, nothing recorded",
+    )
     p.add_argument("--shard", metavar="<k/n>", help="run the k-th of n parts of the work; skill-be merge joins them")
     p.add_argument(
         "--against",

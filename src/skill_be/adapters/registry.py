@@ -20,6 +20,7 @@ BUILTINS: Mapping[str, str] = {
     "opencode-cli": "skill_be.adapters.opencode_cli",
     "anthropic": "skill_be.adapters.anthropic_api",
     "openai": "skill_be.adapters.openai_api",
+    "fake": "skill_be.adapters.fake",  # canned answers and gradings, no model (run --fake)
 }
 
 

@@ -27,6 +27,7 @@ from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill
 from skill_be.reports.errors import closing_lines
+from skill_be.reports.fake import fake_closing
 from skill_be.reports.progress import Progress
 from skill_be.results.result_file import ResultEntry, read_result_file
 
@@ -148,7 +149,7 @@ def finish(
         print(line, flush=True)
     written = written_with(files.written(summary), write_junit(junit, files.summaries) if junit else None)
     results = files.results if verdicts is None else verdicts
-    return closing(shown_project or project, results, outcomes, written, files.errored)
+    return closing(shown_project or project, results, outcomes, written, files.errored, fake=files.fake)
 
 
 def closing(
@@ -157,12 +158,15 @@ def closing(
     outcomes: Sequence[CheckOutcome],
     written: Sequence[Path],
     errored: Mapping[str, Health] | None = None,  # hook: issue 20, RunFiles.errored
+    fake: bool = False,
 ) -> int:
     """Print the closing lines (reports/closing.py, reports/errors.py); 3 when a skill could not be
     measured, else 1 when anything blocks."""
     errored = errored or {}
     ready = {s.name: results[s.name].ready for s in project.skills if s.name not in errored}
     lines, code = closing_lines(ready, errored, outcomes, [shown(p) for p in written])
+    if fake:  # run --fake: no verdict to give (reports/fake.py)
+        lines, code = fake_closing(lines, code, any(c.blocks for c in outcomes))
     print("\n".join(lines), flush=True)
     sys.stdout.flush()
     return code

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+from skill_be.adapters.fake import NAME as FAKE
 from skill_be.commands.agent_parts import agent_side
 from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
 from skill_be.commands.common import warn
@@ -25,7 +26,7 @@ from skill_be.engine.arms import DEFAULT_ARMS
 from skill_be.engine.runner import Settings
 from skill_be.errors import UsageError
 from skill_be.paths import shown
-from skill_be.project.config import GateConfig
+from skill_be.project.config import AdapterEntry, Config, GateConfig
 from skill_be.project.loader import Project, load_project
 from skill_be.project.trigger_plan import check_triggers
 from skill_be.project.writable import check_run_folders
@@ -49,6 +50,7 @@ class Options:
     shard: str | None = None  # --shard K/N: results/shards.py
     against: str | None = None  # --against REF (or compare.against): the previous arm, commands/versus.py
     base: str | None = None  # --base REF: compare the result file with REF's (results/with_base.py)
+    fake: bool = False  # --fake: every model and the grader answer with the fake adapter (adapters/fake.py)
 
 
 def main(
@@ -66,14 +68,17 @@ def main(
     shard: str | None = None,
     against: str | None = None,
     base: str | None = None,
+    fake: bool = False,
 ) -> int:
     options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard, against)
-    options = replace(options, base=base)  # issue 19: run --base
+    options = replace(options, base=base, fake=fake)
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
 async def _run(config_path: Path, names: list[str], options: Options) -> int:
-    project = load_project(config_path, names, warn=warn)
+    project = load_project(config_path, names, warn=warn, placeholders=options.fake)
+    if options.fake:
+        project = faked(project)
     previous = check_before_calls(project)
     config = project.config
     settings = replace(engine_settings(config, options.reps), top_up=options.top_up)
@@ -138,6 +143,7 @@ async def _benchmark(
                 extras_of(costs, cache, [sharding.line()] if sharding else (), shard),
                 *([against.extras] if against else []),
             ),
+            fake=is_fake(config),
         )
         if against is not None:
             print("\n".join(against.plan_lines()), flush=True)
@@ -155,6 +161,27 @@ async def _benchmark(
     files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
     code = finish(project, files, junit, said=files.compare_with_base(base))  # run --base: the comparison
     return sharding.finish(shard) if sharding and shard else code
+
+
+def faked(project: Project) -> Project:
+    """run --fake: the project with every model, the grader and the triage model on the fake adapter
+    (adapters/fake.py), each under its own id, so the same config runs for real without the flag."""
+    config = project.config
+
+    def fake(entry: AdapterEntry) -> AdapterEntry:
+        return entry._replace(adapter=FAKE, settings={})
+
+    config = config._replace(
+        models=tuple(fake(e) for e in config.models),
+        grader=fake(config.grader),
+        triage_model=fake(config.triage_model) if config.triage_model else None,
+    )
+    return project._replace(config=config)
+
+
+def is_fake(config: Config) -> bool:
+    """A run with a fake model or grader measures nothing: never READY, no result file."""
+    return any(e.adapter == FAKE for e in (*config.models, config.grader))
 
 
 def scale_meta(cache: CacheUse | None, sharding: Sharding | None) -> dict[str, object]:

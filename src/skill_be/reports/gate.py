@@ -6,6 +6,7 @@ from __future__ import annotations
 from skill_be.engine.gate import EvidenceBlock, Gate, Inconclusive
 from skill_be.engine.gate import signed_pp as pp  # a fraction as signed whole points: 0.123 -> +12
 from skill_be.engine.stats import REPS_CAP, Interval
+from skill_be.reports import fake
 from skill_be.reports import strings as s
 from skill_be.reports.quote import md_text, one_line
 from skill_be.reports.triggers import trigger_bullets, trigger_reasons
@@ -198,5 +199,7 @@ def gate_reasons(gate: Gate) -> list[str]:
 
 
 def _rule_of(reason: str) -> str:
-    """The config key behind a rule's reason (engine/gate.py Rules)."""
+    """The config key behind a rule's reason (engine/gate.py Rules), or the fake run's adapter."""
+    if reason.startswith(fake.REASON_PREFIX):
+        return "adapter fake"
     return "gate.minDelta" if reason.startswith("min delta:") else "gate.previous"

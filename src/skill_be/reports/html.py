@@ -10,6 +10,7 @@ from skill_be import __version__
 from skill_be.engine.stats import wilson
 from skill_be.reports import strings
 from skill_be.reports.agent import agent_view
+from skill_be.reports.fake import PAGE_BANNER
 from skill_be.reports.pr_changes import marker
 from skill_be.reports.quote import html_text, one_line
 from skill_be.results.compare import COMPARED, Comparison
@@ -48,6 +49,7 @@ def render_html(
         gradings=summary.get("gradings"),
         version=__version__,
         base_name=base.label.split(" at ")[0] if base is not None and base.skills else "",
+        fake=PAGE_BANNER if summary.get("fakeRun") else "",  # run --fake (reports/fake.py)
     )
 
 

@@ -83,6 +83,11 @@ SCENARIO_REASON_PREFIXES = ("universal 0%: {scenario} — ", "regression: {scena
 READY = "READY"
 NOT_READY = "NOT READY"
 RESULT_PREFIX = "Result: "
+# A fake run (run --fake, adapter fake: reports/fake.py): no verdict to give, nothing recorded.
+RESULT_FAKE = (
+    RESULT_PREFIX + "fake run: the pipeline ran end to end; nothing was measured and the result file was not "
+    "written. Set the model's key and run without --fake for a verdict."
+)
 RESULT_PASS = RESULT_PREFIX + "pass"
 RESULT_BLOCKED = RESULT_PREFIX + "blocked by {blockers}"
 GATE_BLOCKER = "the release gate (NOT READY: {skills})"

@@ -19,6 +19,7 @@ DRIVERS: Mapping[str, str] = {
     "claude-cli": "skill_be.agents.drivers.claude",
     "pi-cli": "skill_be.agents.drivers.pi",
     "opencode-cli": "skill_be.agents.drivers.opencode",
+    "fake": "skill_be.agents.drivers.fake",  # a canned agent that does nothing (run --fake)
 }
 
 
