@@ -58,6 +58,13 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="canned answers and gradings (adapter fake): the whole pipeline, no key, no cost, nothing recorded",
     )
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        metavar="auto|always|never",
+        help="the summary's colour: auto (a terminal without NO_COLOR), always (also a summary in a pipe), never",
+    )
     p.add_argument("--shard", metavar="<k/n>", help="run the k-th of n parts of the work; skill-be merge joins them")
     p.add_argument(
         "--against",

@@ -7,6 +7,8 @@ call hook (the response cache) and unit filter (a shard), then the checks and th
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -31,6 +33,7 @@ from skill_be.project.loader import Project, load_project
 from skill_be.project.trigger_plan import check_triggers
 from skill_be.project.writable import check_run_folders
 from skill_be.reports.markdown import Header
+from skill_be.reports.terminal import Style, colour_on
 from skill_be.results.git_files import Base
 from skill_be.results.result_file import ResultEntry
 from skill_be.results.run_dir import RunDir
@@ -51,6 +54,7 @@ class Options:
     against: str | None = None  # --against REF (or compare.against): the previous arm, commands/versus.py
     base: str | None = None  # --base REF: compare the result file with REF's (results/with_base.py)
     fake: bool = False  # --fake: every model and the grader answer with the fake adapter (adapters/fake.py)
+    color: str = "auto"  # --color: the terminal summary's colour (reports/terminal.py)
 
 
 def main(
@@ -69,9 +73,10 @@ def main(
     against: str | None = None,
     base: str | None = None,
     fake: bool = False,
+    color: str = "auto",
 ) -> int:
     options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard, against)
-    options = replace(options, base=base, fake=fake)
+    options = replace(options, base=base, fake=fake, color=color)
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
@@ -145,6 +150,7 @@ async def _benchmark(
             ),
             fake=is_fake(config),
         )
+        files.terminal = terminal_style(options.color)
         if against is not None:
             print("\n".join(against.plan_lines()), flush=True)
         hook, units = engine_seams(parts, cache, sharding)
@@ -177,6 +183,15 @@ def faked(project: Project) -> Project:
         triage_model=fake(config.triage_model) if config.triage_model else None,
     )
     return project._replace(config=config)
+
+
+def terminal_style(color: str) -> Style | None:
+    """The verdict-first summary's style when stdout is a terminal (or --color always); None: the
+    reference's output, each report on stdout (reports/terminal.py)."""
+    tty = sys.stdout.isatty()
+    if not tty and color != "always":
+        return None
+    return Style(colour_on(color, tty, os.environ))
 
 
 def is_fake(config: Config) -> bool:

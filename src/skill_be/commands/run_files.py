@@ -25,6 +25,7 @@ from skill_be.results.run_dir import RunDir
 from skill_be.results.triggers import triggers_json
 
 if TYPE_CHECKING:
+    from skill_be.reports.terminal import Style
     from skill_be.results.compare import Comparison
     from skill_be.results.git_files import Base
 
@@ -98,6 +99,7 @@ class RunFiles:
         self.result_written = False  # issue 20: whether this run wrote the result file
         self.partial: dict[str, list[Output]] = {}  # issue 20: every output so far, for Ctrl-C (interrupted.py)
         self.base: Comparison | None = None  # run --base: the page's base column (compare_with_base)
+        self.terminal: Style | None = None  # run on a terminal: the verdict-first summary (reports/terminal.py)
 
     def _file(self, skill: str, output: Output) -> Path | None:
         return self.run_dir.output_file(skill, output) if output.text is not None else None
