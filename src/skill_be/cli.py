@@ -74,6 +74,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--base", metavar="<ref>", help="then compare the result file with the one at the merge base with <ref>"
     )
+    _comment_option(p)
 
 
 def _verify_options(p: argparse.ArgumentParser) -> None:
@@ -81,6 +82,13 @@ def _verify_options(p: argparse.ArgumentParser) -> None:
         "--base",
         metavar="<ref>",
         help="also compare the recorded scores with the result file at the merge base with <ref> (no model call)",
+    )
+    _comment_option(p)
+
+
+def _comment_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--comment", metavar="<file>", help="also write there the pull request comment the action would post"
     )
 
 
@@ -375,6 +383,26 @@ def _close_options(message: str, command: str | None, commands: Sequence[Command
     return f'{message} (did you mean "{close[0]}"?)' if close else message
 
 
+def _with_comment(name: str, argv: list[str], config: Path, module: Any, options: dict[str, Any], file: str) -> int:
+    """The command, then `--comment FILE`: the pull request comment the action would post for it
+    (github/local_comment.py), written once the command has run to its exit code."""
+    from skill_be.github import local_comment
+
+    before = local_comment.run_folders(config) if name == "run" else set()
+    with local_comment.captured() as (out, err):
+        code: int = module.main(config, **options)
+    run_dir = local_comment.new_run(config, before) if name == "run" else None
+    text = local_comment.comment_text(name, argv, code, out.lines(), err.lines(), run_dir, os.environ)
+    try:
+        Path(file).write_bytes(text.encode("utf-8"))
+    except OSError as e:
+        raise UsageError(
+            f"--comment: cannot write {file} ({e.strerror or e}); name a file in a folder that exists", name
+        ) from None
+    print(f"Comment: {file} (the pull request comment the action would post)", file=sys.stderr)
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     commands = available(COMMANDS)
@@ -393,6 +421,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = next(c for c in commands if c.name == args.command)
         module = importlib.import_module(command.module)
         options = {k: v for k, v in vars(args).items() if k not in ("command", "config")}
+        comment = options.pop("comment", None)
+        if comment is not None:
+            return _with_comment(
+                command.name, [a for a in args_in if a != command.name], config, module, options, comment
+            )
         code: int = module.main(config, **options)
         return code
     except UsageError as e:
