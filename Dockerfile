@@ -93,6 +93,15 @@ RUN grep -v -e '^#' -e '^[[:space:]]*$' /tmp/agent-clis.txt \
     | xargs with-ca npm install --global --prefix /opt/agent-clis --no-audit --no-fund --loglevel=error \
     && rm -rf /root/.npm \
     && for exe in claude pi opencode codex gemini copilot; do test -x "/opt/agent-clis/bin/$exe"; done
+# Copilot CLI is one binary that unpacks its package (about 235 MB) into $XDG_CACHE_HOME/copilot on its
+# first start: unpacked once here, every run in skill-be's container shares it read-only
+# (src/skill_be/adapters/copilot_cli.py IMAGE_CACHE) instead of unpacking it again.
+RUN mkdir -p /tmp/copilot-home \
+    && HOME=/tmp/copilot-home COPILOT_OFFLINE=true XDG_CACHE_HOME=/opt/agent-clis/copilot-cache \
+       /opt/agent-clis/bin/copilot --version \
+    && test -f /opt/agent-clis/copilot-cache/copilot/pkg/linux-x64/*/.extraction-complete \
+    && rm -rf /tmp/copilot-home \
+    && chmod -R a+rX,go-w /opt/agent-clis/copilot-cache
 
 # ---- python: a venv with skill-be's dependencies, and skill-be's wheel -----------------------------
 FROM ${BASE} AS python

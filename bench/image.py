@@ -4,8 +4,8 @@
 
 Needs the images that .ci/steps/40-docker.sh builds (skill-be:<version>, skill-be-sandbox:<version>).
 Prints:
-- the size of both images, and the installed size of the three agent CLIs in the skill-be image
-  (/opt/agent-clis); targets: the skill-be image at most the CLIs + 300 MB, the sandbox under 250 MB;
+- the size of both images, and the installed size of the agent CLIs in the skill-be image
+  (/opt/agent-clis), each CLI's package and Copilot CLI's unpacked cache; targets: the skill-be image at most the CLIs + 300 MB, the sandbox under 250 MB;
 - the wall time of `verify` on a copy of examples/<example> (its demo run first writes the result
   file), interleaved so that machine load hits all alike: `skill-be verify` on the host, `docker
   run --rm --network none -v ...:/src -w /src skill-be:<version> verify` on a root-owned folder,
@@ -48,10 +48,25 @@ def sizes() -> None:
         f"{SANDBOX:32} {sandbox:8.0f} MB   target < {SANDBOX_LIMIT_MB} MB: {'met' if sandbox < SANDBOX_LIMIT_MB else 'MISSED'}"
     )
     print(f"{IMAGE:32} {image:8.0f} MB")
-    print(f"{'  the three agent CLIs':32} {clis:8.0f} MB")
+    print(f"{'  the agent CLIs':32} {clis:8.0f} MB")
+    for name, size in per_cli():
+        print(f"{'    ' + name:32} {size:8.1f} MB")
     rest = image - clis
     verdict = "met" if rest <= CLI_BUDGET_MB else "MISSED"
     print(f"{'  everything else':32} {rest:8.0f} MB   target <= {CLI_BUDGET_MB} MB: {verdict}")
+
+
+# Each CLI's package in the image, and Copilot CLI's cache (unpacked at build time).
+PER_CLI = (
+    "cd /opt/agent-clis/lib/node_modules && for d in $(ls -d @*/* [a-z]*) /opt/agent-clis/copilot-cache; do "
+    'du -sb "$d"; done'
+)
+
+
+def per_cli() -> list[tuple[str, float]]:
+    out = docker("run", "--rm", "--network", "none", "--entrypoint", "sh", IMAGE, "-c", PER_CLI)
+    rows = [line.split("\t", 1) for line in out.splitlines() if "\t" in line]
+    return [(path.removeprefix("/opt/agent-clis/"), int(size) / MB) for size, path in rows]
 
 
 def project(top: Path, example: str, owner: int | None) -> Path:

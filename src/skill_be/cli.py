@@ -74,6 +74,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--base", metavar="<ref>", help="then compare the result file with the one at the merge base with <ref>"
     )
+    p.add_argument(
+        "--validate",
+        action="store_true",
+        help="first grade the reference answers (check --graders); stop if one disagrees",
+    )
     _comment_option(p)
 
 
@@ -104,6 +109,12 @@ def _triggers_options(p: argparse.ArgumentParser) -> None:
 
 def _check_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the problems as JSON, with files and lines")
+    p.add_argument(
+        "--graders",
+        action="store_true",
+        help="grade each scenario's reference answers with the judge; list the lines that disagree",
+    )
+    p.add_argument("--dry-run", action="store_true", help="with --graders: print the calls, tokens and cost only")
 
 
 def _triage_options(p: argparse.ArgumentParser) -> None:
@@ -405,6 +416,10 @@ def _with_comment(name: str, argv: list[str], config: Path, module: Any, options
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):  # an argument of bytes that are not UTF-8 still prints
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     commands = available(COMMANDS)
     try:
         parser = build_parser(commands)

@@ -1,7 +1,8 @@
 """A scripted *agent* model for the agent-mode tests: the mock model server (mock_model_server.py) that
-also speaks tool use, streamed, in the Anthropic Messages format (`tool_use` / `tool_result`) and the
-OpenAI chat-completions format (`tool_calls` / role `tool`), which is what Claude Code, pi and opencode
-call.
+also speaks tool use, streamed, in the Anthropic Messages format (`tool_use` / `tool_result`), the
+OpenAI chat-completions format (`tool_calls` / role `tool`) and the OpenAI Responses format
+(`function_call` output items / `function_call_output` input items), which is what Claude Code, pi,
+opencode and Codex CLI call.
 
 Run it as a program, like the mock (it prints its TCP port first; the test steers it through the unix
 control socket):
@@ -21,10 +22,15 @@ the request alone, so one server serves many runs at once:
      "final": "DONE",             the last answer's text
      "mention": "other-skill",    a skill the last answer names (without loading it)
      "forever": false,            true: call the shell tool on every turn and never answer (limit tests)
+     "choose": [["word", "skill"], ...],  trigger evals: the skill is the one of the first word found in
+                                  the prompt (the last user message); no word found: no skill
      "cwd": null}                 the workspace as the CLI sees it; null: read from the system prompt
 
 How a load looks is the CLI's own: Claude Code `Skill {"skill": name}`, opencode `skill {"name": name}`,
-pi `read {"path": <location>}` with the location from its `<available_skills>` block. Which CLI is
+Copilot CLI `skill {"skill": name}` (its write tool is `create {path, file_text}`, its read `view`),
+pi `read {"path": <location>}` with the location from its `<available_skills>` block, Codex (no skill
+tool, no file tools) `exec_command {"cmd": "cat <path>"}` with the path from its `<skills_instructions>`
+(a skill root and a path under it); Codex reads, writes and runs everything through `exec_command`. Which CLI is
 calling is read from the tools it offers. A request without tools (a title generator, a side call)
 gets a short text answer.
 
@@ -36,6 +42,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import sys
 import time
 import uuid
@@ -45,7 +52,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import mock_model_server as mms  # the folder is put on sys.path just above
 
-_CWD = re.compile(r"(?:Primary working directory|Current working directory|Working directory):\s*(/\S+)")
+_CWD = re.compile(
+    r"(?:Primary working directory|Current working directory|Working directory):\s*(/\S+)|<cwd>(/[^<]+)</cwd>"
+)
 
 
 class AgentState(mms.State):
@@ -81,21 +90,43 @@ def tools_of(req: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def system_text(req: dict[str, Any]) -> str:
     """Everything that is not the user's own words: the system prompt(s), system-role messages
     (Claude Code puts its skill list in one inside messages[]) and the tools' descriptions."""
-    parts = [_text(req.get("system"))]
-    for m in req.get("messages") or []:
+    parts = [_text(req.get("system")), _text(req.get("instructions"))]
+    for m in messages_of(req):
         if m.get("role") in ("system", "developer"):
             parts.append(_text(m.get("content")))
         elif m.get("role") == "user":
-            # Claude Code wraps its skill listing in a <system-reminder> inside a user message.
-            parts += re.findall(r"<system-reminder>.*?</system-reminder>", _text(m.get("content")), re.S)
+            # Claude Code wraps its skill listing in a <system-reminder> inside a user message; Codex
+            # puts its working directory in an <environment_context> one.
+            text = _text(m.get("content"))
+            parts += re.findall(r"<system-reminder>.*?</system-reminder>|<environment_context>.*?</environment_context>",
+                                text, re.S)  # fmt: skip
     parts += [t["description"] for t in tools_of(req).values()]
     return "\n".join(parts)
 
 
+def messages_of(req: dict[str, Any]) -> list[dict[str, Any]]:
+    """The conversation: `messages` (chat completions, Anthropic) or `input` items (Responses)."""
+    items = req.get("messages") or req.get("input") or []
+    return [m for m in items if isinstance(m, dict)] if isinstance(items, list) else []
+
+
+def prompt_of(req: dict[str, Any]) -> str:
+    """The user's own words: the text of the last user message, without the blocks a CLI adds to it."""
+    users = [m for m in messages_of(req) if m.get("role") == "user"]
+    content = users[-1].get("content") if users else ""
+    parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    text = "\n".join(str(p.get("text") or "") for p in parts if isinstance(p, dict) and p.get("type") != "tool_result")
+    return re.sub(r"<(system-reminder|environment_context)>.*?</\1>", "", text, flags=re.S)
+
+
 def tool_steps_so_far(req: dict[str, Any]) -> int:
-    """How many assistant turns with tool calls the conversation already has."""
+    """How many assistant turns with tool calls the conversation already has (in the Responses format,
+    each `function_call` input item is one: this server makes one call per turn)."""
     n = 0
-    for m in req.get("messages") or []:
+    for m in messages_of(req):
+        if m.get("type") == "function_call":
+            n += 1
+            continue
         if m.get("role") != "assistant":
             continue
         content = m.get("content")
@@ -107,8 +138,12 @@ def tool_steps_so_far(req: dict[str, Any]) -> int:
 
 
 def cli_of(tools: dict[str, dict[str, Any]]) -> str:
+    if "exec_command" in tools:
+        return "codex"
     if "Skill" in tools or "Bash" in tools:
         return "claude"
+    if "view" in tools or "skill" in tools.get("skill", {}).get("properties", {}):
+        return "copilot"
     if "skill" in tools or any("filePath" in t["properties"] for t in tools.values()):
         return "opencode"
     return "pi"
@@ -128,6 +163,18 @@ def _path_key(props: dict[str, Any]) -> str:
 def pi_location(system: str, skill: str) -> str | None:
     m = re.search(rf"<name>{re.escape(skill)}</name>.*?<location>(.*?)</location>", system, re.S)
     return m.group(1).strip() if m else None
+
+
+def codex_location(system: str, skill: str) -> str | None:
+    """The SKILL.md path from Codex's skill list: `- name: description (file: r0/name/SKILL.md)` under
+    a table of roots (`- `r0` = `/abs/dir``)."""
+    m = re.search(rf"^- {re.escape(skill)}: .*\(file: ([^)]+)\)\s*$", system, re.M)
+    if not m:
+        return None
+    path = m.group(1).strip()
+    root, _, rest = path.partition("/")
+    r = re.search(rf"^- `{re.escape(root)}` = `([^`]+)`", system, re.M)
+    return f"{r.group(1)}/{rest}" if r else path
 
 
 # -- deciding the next step ---------------------------------------------------------------------------
@@ -150,14 +197,18 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     tools = tools_of(req)
     cli = cli_of(tools)
     system = system_text(req)
+    if script.get("choose"):
+        said = prompt_of(req)
+        script = {**script, "skill": next((sk for word, sk in script["choose"] if word in said), None)}
     skill = str(script.get("skill") or "")
-    offered = bool(skill) and skill in system
+    # Codex's own prompt holds common words ("greetings"): there a skill is offered when its skill list has it.
+    offered = bool(skill) and (codex_location(system, skill) is not None if cli == "codex" else skill in system)
     step = tool_steps_so_far(req)
     base = {"cli": cli, "offered": offered, "step": step}
     if not tools:  # a side call (opencode's title, ...): not the agent's turn
         return {**base, "cli": "none", "kind": "text", "text": "skill-be agent test"}
     m = _CWD.search(system)
-    cwd = str(script.get("cwd") or (m.group(1) if m else "."))
+    cwd = str(script.get("cwd") or (next(g for g in m.groups() if g) if m else "."))
 
     def absolute(p: str) -> str:
         return p if p.startswith("/") else os.path.join(cwd, p)
@@ -165,6 +216,8 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     if script.get("forever"):
         return {**base, **_bash(tools, f"echo turn {step}")}
     steps = plan(script, offered)
+    if cli == "codex" and step < len(steps):
+        return {**base, **_bash(tools, _codex_command(steps[step], system, absolute))}
     if step >= len(steps):
         text = str(script.get("final", "DONE"))
         named = script.get("mention") or (skill if script.get("load") == "mention" else None)
@@ -177,20 +230,38 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
             return {**base, "kind": "tool", "name": "Skill", "input": {"skill": arg}}
         if cli == "opencode":
             return {**base, "kind": "tool", "name": "skill", "input": {"name": arg}}
+        if cli == "copilot":
+            return {**base, "kind": "tool", "name": "skill", "input": {"skill": arg}}
         location = pi_location(system, arg)
         found = _tool(tools, "read")
         return {**base, "kind": "tool", "name": found[0] if found else "read", "input": {"path": location}}
     if kind == "read":
-        name, spec = _tool(tools, "Read", "read") or ("read", {"properties": {}})
+        name, spec = _tool(tools, "Read", "read", "view") or ("read", {"properties": {}})
         return {**base, "kind": "tool", "name": name, "input": {_path_key(spec["properties"]): absolute(arg)}}
     if kind == "write":
-        name, spec = _tool(tools, "Write", "write") or ("write", {"properties": {}})
-        args = {_path_key(spec["properties"]): absolute(arg["path"]), "content": arg["content"]}
+        name, spec = _tool(tools, "Write", "write", "create") or ("write", {"properties": {}})
+        content_key = "file_text" if "file_text" in spec["properties"] else "content"
+        args = {_path_key(spec["properties"]): absolute(arg["path"]), content_key: arg["content"]}
         return {**base, "kind": "tool", "name": name, "input": args}
     return {**base, **_bash(tools, str(arg))}
 
 
+def _codex_command(step: tuple[str, Any], system: str, absolute: Any) -> str:
+    """Codex has only its shell: a load or a read is a `cat`, a write a `printf` into the file."""
+    kind, arg = step
+    if kind == "load":
+        return "cat " + shlex.quote(codex_location(system, arg) or f".agents/skills/{arg}/SKILL.md")
+    if kind == "read":
+        return "cat " + shlex.quote(absolute(arg))
+    if kind == "write":
+        path = absolute(arg["path"])
+        return f"mkdir -p {shlex.quote(os.path.dirname(path))} && printf %s {shlex.quote(arg['content'])} > {shlex.quote(path)}"
+    return str(arg)
+
+
 def _bash(tools: dict[str, dict[str, Any]], command: str) -> dict[str, Any]:
+    if "exec_command" in tools:
+        return {"kind": "tool", "name": "exec_command", "input": {"cmd": command}}
     name, spec = _tool(tools, "Bash", "bash") or ("bash", {"properties": {}})
     args: dict[str, Any] = {"command": command}
     if "description" in spec["properties"]:
@@ -264,6 +335,13 @@ class AgentHandler(mms.Handler):
                 (None, "[DONE]"),
             ]
         )
+
+    def _responses(self, req: dict[str, Any], model: str, text: str, tin: int, tout: int) -> None:
+        action = self._act(req)
+        if action is None or not req.get("stream") or action["kind"] == "text":
+            return super()._responses(req, model, action["text"] if action and "text" in action else text, tin, tout)
+        item = mms.responses_call(action["name"], action["input"])
+        self._sse(mms.responses_events(model, [item], mms.responses_usage(tin, tout, cached=tin // 2)))
 
     def _control(self, state: mms.State, path: str, body: bytes) -> None:
         assert isinstance(state, AgentState)

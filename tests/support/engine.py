@@ -62,9 +62,20 @@ def verdicts(*yes: bool) -> str:
 
 
 def settings(
-    reps: int = 1, gradings: int = 1, timeout: int = 30, gate: GateConfig | None = None, top_up: bool = False
+    reps: int = 1,
+    gradings: int = 1,
+    timeout: int = 30,
+    gate: GateConfig | None = None,
+    top_up: bool = False,
+    evidence: str | None = None,
 ) -> Settings:
-    return Settings(reps, gradings, timeout, Path("."), TEMPLATE, None, gate or GateConfig(), top_up)
+    return Settings(reps, gradings, timeout, Path("."), TEMPLATE, None, gate or GateConfig(), top_up, evidence=evidence)
+
+
+def quoted(*pairs: tuple[bool, str]) -> str:
+    """A grader reply in the evidence format: each criterion's verdict with its quote."""
+    lines = "\n".join(f'{i}: {"YES" if v else "NO"} "{q}"' for i, (v, q) in enumerate(pairs, 1))
+    return f"Looked at it.\nVERDICTS:\n{lines}\n"
 
 
 def engine(

@@ -1,5 +1,6 @@
-"""A mock model server for the adapter tests: the Anthropic Messages API and the OpenAI Chat Completions
-API, streamed (SSE) and not, on 127.0.0.1, logging every request.
+"""A mock model server for the adapter tests: the Anthropic Messages API, the OpenAI Chat Completions
+API and the OpenAI Responses API (`POST .../responses`, what Codex CLI speaks), streamed (SSE) and not,
+on 127.0.0.1, logging every request.
 
 Run as a program so it can live inside a network namespace with the CLI under test:
 
@@ -63,7 +64,49 @@ class State:
 
 def is_model_call(method: str, path: str) -> bool:
     p = path.split("?", 1)[0].rstrip("/")
-    return method == "POST" and (p.endswith("/messages") or p.endswith("/chat/completions"))
+    return method == "POST" and (p.endswith(("/messages", "/chat/completions", "/responses")))
+
+
+def wire_of(path: str) -> str:
+    """The wire format a model call's path speaks: "anthropic", "openai" (chat completions) or "responses"."""
+    p = path.split("?", 1)[0].rstrip("/")
+    return "anthropic" if p.endswith("/messages") else "responses" if p.endswith("/responses") else "openai"
+
+
+def responses_usage(tin: int, tout: int, cached: int = 0) -> dict[str, Any]:
+    return {"input_tokens": tin, "input_tokens_details": {"cached_tokens": cached}, "output_tokens": tout,
+            "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": tin + tout}  # fmt: skip
+
+
+def responses_events(model: str, items: list[dict[str, Any]], usage: dict[str, Any]) -> list[tuple[str | None, object]]:
+    """The Responses API's SSE events for a reply made of `items` (each a `message` with one output_text
+    part or a `function_call`), ending with `response.completed` and its usage."""
+    rid = "resp_" + uuid.uuid4().hex[:20]
+    base = {"id": rid, "object": "response", "created_at": int(time.time()), "model": model, "status": "in_progress",
+            "output": []}  # fmt: skip
+    events: list[tuple[str | None, object]] = [("response.created", {"type": "response.created", "response": base})]
+    for i, item in enumerate(items):
+        events.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": i,
+                                                      "item": {**item, "status": "in_progress"}}))  # fmt: skip
+        if item["type"] == "message":
+            text = item["content"][0]["text"]
+            events.append(("response.output_text.delta", {"type": "response.output_text.delta", "item_id": item["id"],
+                                                          "output_index": i, "content_index": 0, "delta": text}))  # fmt: skip
+        events.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": i,
+                                                     "item": {**item, "status": "completed"}}))  # fmt: skip
+    done = {**base, "status": "completed", "output": items, "usage": usage}
+    events.append(("response.completed", {"type": "response.completed", "response": done}))
+    return events
+
+
+def responses_message(text: str) -> dict[str, Any]:
+    return {"type": "message", "id": "msg_" + uuid.uuid4().hex[:20], "role": "assistant",
+            "content": [{"type": "output_text", "text": text, "annotations": []}]}  # fmt: skip
+
+
+def responses_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:20], "call_id": "call_" + uuid.uuid4().hex[:20],
+            "name": name, "arguments": json.dumps(arguments)}  # fmt: skip
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -132,11 +175,14 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(400, {"error": {"type": "invalid_request_error", "message": "body is not JSON"}})
         action = state.next_action()
         kind = action.get("kind", "text")
-        anthropic = path.split("?", 1)[0].rstrip("/").endswith("/messages")
+        wire = wire_of(path)
+        anthropic = wire == "anthropic"
         if action.get("delay"):
             time.sleep(float(action["delay"]))
         if kind == "tools":
             if req.get("tools"):
+                if wire == "responses":
+                    return self._responses_tool_reply(req, action)
                 return self._tool_reply(req, action, anthropic)
             kind, action = "text", {"kind": "text", "text": action.get("text", DEFAULT_TEXT)}
         if kind == "hang":
@@ -173,7 +219,38 @@ class Handler(BaseHTTPRequestHandler):
         model = str(req.get("model", "mock"))
         if anthropic:
             return self._anthropic(req, model, text, tin, tout)
+        if wire == "responses":
+            return self._responses(req, model, text, tin, tout)
         return self._openai(req, model, text, tin, tout)
+
+    def _responses(self, req: dict[str, Any], model: str, text: str, tin: int, tout: int) -> None:
+        """A text answer in the OpenAI Responses format, streamed (SSE) or as one JSON object."""
+        events = responses_events(model, [responses_message(text)], responses_usage(tin, tout))
+        if not req.get("stream"):
+            done = events[-1][1]
+            assert isinstance(done, dict)
+            return self._json(200, done["response"])
+        self._sse(events)
+
+    def _responses_tool_reply(self, req: dict[str, Any], action: dict[str, Any]) -> None:
+        """Trigger evals over the Responses API: a `function_call` item for an offered tool, by the rules."""
+        names = [t.get("name") for t in req.get("tools") or () if isinstance(t, dict)]
+        last = next(
+            (i for i in reversed(req.get("input") or []) if isinstance(i, dict) and i.get("role") == "user"), {}
+        )
+        content = last.get("content")
+        if isinstance(content, list):
+            content = " ".join(str(p.get("text") or "") for p in content if isinstance(p, dict))
+        rule = next((r for r in action.get("rules") or () if not r.get("when") or r["when"] in str(content)), {})
+        call = rule.get("call") if rule.get("call") in names else None
+        say = str(rule.get("say", "" if call else "I can answer that directly."))
+        items = ([responses_message(say)] if say else []) + ([responses_call(call, {})] if call else [])
+        events = responses_events(str(req.get("model", "mock")), items, responses_usage(50, 9))
+        if not req.get("stream"):
+            done = events[-1][1]
+            assert isinstance(done, dict)
+            return self._json(200, done["response"])
+        self._sse(events)
 
     def _tool_reply(self, req: dict[str, Any], action: dict[str, Any], anthropic: bool) -> None:
         """Trigger evals: call one of the offered tools, or none, by the action's rules."""

@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("results",),
     ("schema",),  # JSON Schemas generated from the file formats' models (project/, results/)
     ("reports",),
+    ("wiring",),  # what the commands share: the parts, a benchmark's steps, the run folder's files
     ("commands", "github", "cli", "__main__"),
 )
 SIDEWAYS: Mapping[tuple[str, str], str] = {
@@ -436,6 +437,70 @@ def test_the_gate_word_rule_sees_each_way_in(tmp_path: Path) -> None:
     # the control: prose in a docstring, and other words, are fine
     (tmp_path / "m.py").write_text('"""Every skill is READY."""\nx = "already"\ny = "ready"\n')
     assert gate_words(tmp_path / "m.py") == []
+
+
+TEXT_MATCHES = {"startswith", "endswith", "removeprefix", "removesuffix", "find", "index", "partition", "split"}
+
+
+def _mentions_reason(node: ast.AST, bound: set[str]) -> bool:
+    """The expression reads a reason's words: a name or attribute that says `reason`, or a name bound
+    by a loop over one (`for r in s.reasons`)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and ("reason" in sub.id.lower() or sub.id in bound):
+            return True
+        if isinstance(sub, ast.Attribute) and "reason" in sub.attr.lower():
+            return True
+    return False
+
+
+def reason_matches(path: Path) -> list[str]:
+    """Places that decide from a reason's words: a prefix or substring test on a reason, or a reason
+    prefix constant used at all. Reasons are typed values (engine/reasons.py); their words are for people."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.comprehension)) and _mentions_reason(node.iter, set()):
+            bound |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    found: list[str] = []
+    for node in ast.walk(tree):
+        where = f"{path.name}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TEXT_MATCHES:
+            if _mentions_reason(node.func.value, bound):
+                found.append(f"{where}: .{node.func.attr}() on a reason")
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            texts = (ast.Constant, ast.JoinedStr)
+            if isinstance(node.left, texts) and any(_mentions_reason(c, bound) for c in node.comparators):
+                found.append(f"{where}: a text searched for in a reason")
+        elif (isinstance(node, ast.Name) and "REASON_PREFIX" in node.id) or (
+            isinstance(node, ast.alias) and "REASON_PREFIX" in node.name
+        ):
+            found.append(f"{where}: a reason prefix")
+    return found
+
+
+def test_no_code_decides_from_a_reasons_words() -> None:
+    offenders = {name: found for name, path in all_modules().items() if (found := reason_matches(path))}
+    assert offenders == {}, "decide from the typed reason (engine/reasons.py, `why` in the files), not its words"
+
+
+def test_the_reason_word_rule_sees_each_way_in(tmp_path: Path) -> None:
+    planted = (
+        "blocked = any(r.startswith(MIN_DELTA) for r in s.reasons)\n",
+        "x = reason.startswith('worse than the base')\n",
+        "x = [1 for r in entry.reasons if '[test] ' in r]\n",
+        "x = f'\"{line}\"' in reason\n",
+        "from skill_be.reports.strings import SCENARIO_REASON_PREFIXES\n",
+        "for text in gate.rules.reasons:\n    ok = text.split(':')[0] == 'min delta'\n",
+    )
+    for text in planted:
+        (tmp_path / "m.py").write_text(text)
+        assert reason_matches(tmp_path / "m.py"), text
+    # the control: the typed kind, and prefix tests on other text, are fine
+    (tmp_path / "m.py").write_text(
+        "blocked = any(w['kind'] == 'min-delta' for w in s.why)\nok = line.startswith('{')\n"
+        "words = [reason_text(r) for r in reasons(gate)]\n"
+    )
+    assert reason_matches(tmp_path / "m.py") == []
 
 
 MAX_FUNCTION_LINES = 60  # issue 22: a function a reader takes in at once

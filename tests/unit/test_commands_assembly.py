@@ -1,4 +1,4 @@
-"""commands/assembly.py and the triage driver: the parts are built and preflighted only when asked,
+"""wiring/assembly.py and the triage driver: the parts are built and preflighted only when asked,
 the code-test session always closes, and triage makes every model call through Engine.call."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from skill_be.adapters.base import AdapterStartError, Answer, CallContext
-from skill_be.commands import assembly
-from skill_be.commands.assembly import assemble, engine_settings
 from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.runner import Call, CallTag, Engine, Model
 from skill_be.engine.triage import REASONS, Failure, Triage
 from skill_be.project.loader import Project, load_project
+from skill_be.wiring import assembly
+from skill_be.wiring.assembly import assemble, engine_settings
 
 CONFIG = """\
 skills: ./skills

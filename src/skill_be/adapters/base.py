@@ -53,6 +53,15 @@ class CallError(Exception):
     """A call that produced no usable answer: a non-zero exit, an error event, an HTTP error."""
 
 
+class Unreachable(CallError):
+    """A call whose endpoint never answered: the connection failed or was dropped, or no reply came in
+    time. `endpoint` is where it was sent (a URL); the engine's breaker counts these (engine/breaker.py)."""
+
+    def __init__(self, message: str, endpoint: str) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint
+
+
 class AdapterStartError(SkillBeError):
     """The adapter cannot start at all (binary missing, wrong `bin` or `run`): exit 2, no verdict recorded."""
 

@@ -129,17 +129,17 @@ class CliAdapter:
             raise self.start_error("not found on PATH" if "/" not in word else "no such executable file")
         return exe
 
-    async def check_starts(self) -> str:
-        """`<bin> --version` within a few seconds; its first line, or AdapterStartError."""
+    async def check_starts(self, environ: Mapping[str, str] | None = None, timeout: float = VERSION_TIMEOUT) -> str:
+        """`<bin> --version` within a few seconds (with `environ`, else the inherited environment); its
+        first line, or AdapterStartError."""
         exe = self.executable()
+        env = self.env.environ if environ is None else environ
         try:
-            result = await asyncio.wait_for(
-                run_process([exe, "--version"], env=self.env.environ, cwd=self.env.root), VERSION_TIMEOUT
-            )
+            result = await asyncio.wait_for(run_process([exe, "--version"], env=env, cwd=self.env.root), timeout)
         except StartFailed as e:
             raise self.start_error(str(e)) from None
         except TimeoutError:
-            raise self.start_error(f"--version gave no answer within {VERSION_TIMEOUT:g} s") from None
+            raise self.start_error(f"--version gave no answer within {timeout:g} s") from None
         if result.returncode != 0:
             detail = tail(result.stderr) or tail(result.stdout)
             raise self.start_error(f"--version exited with code {result.returncode}: {detail}")

@@ -10,7 +10,7 @@ import ssl
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from skill_be.adapters.base import AdapterEnv, CallError
+from skill_be.adapters.base import AdapterEnv, CallError, Unreachable
 from skill_be.adapters.cli_common import url_setting
 from skill_be.adapters.credentials import api_key
 from skill_be.errors import ConfigError
@@ -70,7 +70,7 @@ class HttpAdapter:
         self._ssl: ssl.SSLContext | None = None
         # One client per event loop, kept across calls: its connections stay open between calls, so
         # a run pays one TCP (and TLS) handshake per connection, not one per call. A client belongs
-        # to the loop that made it; a command runs one loop, and `aclose` ends it (commands/assembly.py).
+        # to the loop that made it; a command runs one loop, and `aclose` ends it (wiring/assembly.py).
         self._pool: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
 
     # -- credentials ------------------------------------------------------------------------------
@@ -150,13 +150,18 @@ class HttpAdapter:
                         raise self.error(f"the response is not JSON: {snippet!r}") from None
                     return data
         except TimeoutError:
-            raise self.error(f"no answer within {timeout_seconds:g} s") from None
+            raise self.unreachable(f"no answer from {url} within {timeout_seconds:g} s", url) from None
+        except httpx.TransportError as e:  # no reply came: refused, dropped, timed out
+            raise self.unreachable(f"{type(e).__name__}: {e or 'request failed'} ({url})", url) from None
         except httpx.HTTPError as e:
-            raise self.error(f"{type(e).__name__}: {e or 'request failed'}") from None
+            raise self.error(f"{type(e).__name__}: {e or 'request failed'} ({url})") from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     def error(self, text: str) -> CallError:
         return CallError(self.env.redactor(f"{self.name}: {text}"))
+
+    def unreachable(self, text: str, url: str) -> Unreachable:
+        return Unreachable(self.env.redactor(f"{self.name}: {text}"), self.env.redactor(url))
 
     def describe(self) -> Mapping[str, object]:
         out: dict[str, object] = {

@@ -18,6 +18,8 @@ BUILTINS: Mapping[str, str] = {
     "claude-cli": "skill_be.adapters.claude_cli",
     "pi-cli": "skill_be.adapters.pi_cli",
     "opencode-cli": "skill_be.adapters.opencode_cli",
+    "codex-cli": "skill_be.adapters.codex_cli",
+    "copilot-cli": "skill_be.adapters.copilot_cli",
     "anthropic": "skill_be.adapters.anthropic_api",
     "openai": "skill_be.adapters.openai_api",
     "fake": "skill_be.adapters.fake",  # canned answers and gradings, no model (run --fake)

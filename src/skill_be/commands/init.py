@@ -11,12 +11,12 @@ import json
 import os
 from pathlib import Path
 
-from skill_be.commands.common import warn
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project.config import Config, load_config
 from skill_be.project.loader import PLACEHOLDER
 from skill_be.project.skills import SkillDoc, read_skill_md
+from skill_be.wiring.common import warn
 
 CONFIG_TEMPLATE = """\
 # skill-be.yaml, written by `skill-be init`. Relative paths resolve against this file's folder.

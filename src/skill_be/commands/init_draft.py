@@ -73,10 +73,10 @@ async def _call(config: Config, prompt: str) -> str:
     from skill_be.adapters.base import AdapterEnv
     from skill_be.adapters.credentials import Redactor
     from skill_be.adapters.registry import AdapterRegistry
-    from skill_be.commands.assembly import close_adapters, engine_settings, preflight
     from skill_be.engine.calls import CallTag, Model
     from skill_be.engine.limiter import PriorityLimiter
     from skill_be.engine.runner import Engine
+    from skill_be.wiring.assembly import close_adapters, engine_settings, preflight
 
     entry = config.models[0]
     redactor = Redactor()

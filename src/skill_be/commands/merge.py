@@ -14,12 +14,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from skill_be.commands.assembly import engine_settings
-from skill_be.commands.common import warn
-from skill_be.commands.pipeline import check_before_calls, finish
-from skill_be.commands.run_files import RunFiles
-from skill_be.commands.scale import Costs, junit_path
-from skill_be.commands.trigger_setup import merged as merged_triggers
 from skill_be.engine.calls import stand_in
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.limiter import PriorityLimiter
@@ -31,6 +25,12 @@ from skill_be.project.loader import Skill, load_project
 from skill_be.reports.markdown import Header
 from skill_be.results.run_dir import RunDir
 from skill_be.results.shards import PartialRun, check_set, output_from, plan_id, read_partial
+from skill_be.wiring.assembly import engine_settings
+from skill_be.wiring.common import warn
+from skill_be.wiring.pipeline import check_before_calls, finish
+from skill_be.wiring.run_files import RunFiles
+from skill_be.wiring.scale import Costs, junit_path
+from skill_be.wiring.trigger_setup import merged as merged_triggers
 
 SKIPPED_META = ("schema", "skillBeVersion", "skills", "checks", "shard")
 
@@ -107,7 +107,7 @@ async def _merge(config_path: Path, dirs: list[Path], junit_arg: str | None) -> 
     summaries = [p.summary.to_doc() for p in parts]
     for skill in project.skills:
         run = await merged_skill(engine, skill, parts)
-        run = merged_triggers(project, run, summaries, header.labels, header.reps)  # commands/trigger_setup.py
+        run = merged_triggers(project, run, summaries, header.labels, header.reps)  # wiring/trigger_setup.py
         for o in run.outputs:
             files.output(skill.name, o)
         print(files.skill(run, project.fingerprint(skill)), flush=True)

@@ -15,13 +15,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from skill_be.adapters.base import Answer, Usage
-from skill_be.commands.agent_parts import regrade_side, stored_agent_record
-from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
-from skill_be.commands.common import warn
-from skill_be.commands.pipeline import check_before_calls, drive, finish
-from skill_be.commands.run_files import RunFiles
-from skill_be.commands.scale import Costs, extras_of, junit_path
-from skill_be.commands.trigger_setup import StoredTriggers
 from skill_be.engine.calls import Call, CallTag, MakeCall, Model, stand_in
 from skill_be.engine.prompts import ARMS, model_prompt
 from skill_be.engine.runner import Settings
@@ -33,6 +26,13 @@ from skill_be.results.result_file import ResultEntry, write_result_file
 from skill_be.results.run_dir import RunDir, latest_run
 from skill_be.results.summary_file import read_summary
 from skill_be.results.summary_models import SkillSummary, SummaryModel, UsageSummary
+from skill_be.wiring.agent_parts import regrade_side, stored_agent_record
+from skill_be.wiring.assembly import Parts, assemble, engine_settings, interruptible
+from skill_be.wiring.common import warn
+from skill_be.wiring.pipeline import check_before_calls, drive, finish
+from skill_be.wiring.run_files import RunFiles
+from skill_be.wiring.scale import Costs, extras_of, junit_path
+from skill_be.wiring.trigger_setup import StoredTriggers
 
 OutputKey = tuple[str, str, str, str, int]  # skill, scenario, model label, arm, rep
 
@@ -180,6 +180,7 @@ def regrade_meta(
         "timeoutSeconds": settings.timeout_seconds,
         "models": earlier.models(),
         "grader": described["grader"],
+        **({"graders": described["graders"]} if "graders" in described else {}),  # `grader` as a list
         "codeTests": described["codeTests"],
         "cache": None,
     }

@@ -1,6 +1,6 @@
 """`skill-be run`: both arms of every scenario, graded and code-tested, gated, reported and recorded.
 
-The run as named steps (commands/pipeline.py): read and check the project, assemble the parts
+The run as named steps (wiring/pipeline.py): read and check the project, assemble the parts
 (models, grader, code tests), open the run folder, drive the engine over each skill with the run's
 call hook (the response cache) and unit filter (a shard), then the checks and the closing lines."""
 
@@ -9,23 +9,14 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 from skill_be.adapters.fake import NAME as FAKE
-from skill_be.commands.agent_parts import agent_side
-from skill_be.commands.assembly import Parts, assemble, engine_settings, interruptible
-from skill_be.commands.common import warn
-from skill_be.commands.interrupted import keep_partial
-from skill_be.commands.pipeline import check_before_calls, drive, finish
-from skill_be.commands.run_files import RunFiles, base_of
-from skill_be.commands.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
-from skill_be.commands.trigger_setup import trigger_runs
-from skill_be.commands.versus import Versus, merged_extras, versus
 from skill_be.engine.arms import DEFAULT_ARMS
-from skill_be.engine.runner import Settings
+from skill_be.engine.runner import Settings, SkillRun
 from skill_be.errors import UsageError
 from skill_be.paths import shown
 from skill_be.project.config import AdapterEntry, Config, GateConfig
@@ -37,6 +28,15 @@ from skill_be.reports.terminal import Style, colour_on
 from skill_be.results.git_files import Base
 from skill_be.results.result_file import ResultEntry
 from skill_be.results.run_dir import RunDir
+from skill_be.wiring.agent_parts import agent_side
+from skill_be.wiring.assembly import Parts, assemble, engine_settings, interruptible
+from skill_be.wiring.common import warn
+from skill_be.wiring.interrupted import keep_partial
+from skill_be.wiring.pipeline import check_before_calls, check_graders, drive, finish
+from skill_be.wiring.run_files import RunFiles, base_of
+from skill_be.wiring.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
+from skill_be.wiring.trigger_setup import trigger_runs
+from skill_be.wiring.versus import Versus, merged_extras, versus
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,11 @@ class Options:
     dry_run: bool = False
     top_up: bool = False  # --top-up: engine/topup.py
     shard: str | None = None  # --shard K/N: results/shards.py
-    against: str | None = None  # --against REF (or compare.against): the previous arm, commands/versus.py
+    against: str | None = None  # --against REF (or compare.against): the previous arm, wiring/versus.py
     base: str | None = None  # --base REF: compare the result file with REF's (results/with_base.py)
     fake: bool = False  # --fake: every model and the grader answer with the fake adapter (adapters/fake.py)
     color: str = "auto"  # --color: the terminal summary's colour (reports/terminal.py)
+    validate: bool = False  # --validate: the reference answers first (wiring/pipeline.py check_graders)
 
 
 def main(
@@ -72,11 +73,12 @@ def main(
     shard: str | None = None,
     against: str | None = None,
     base: str | None = None,
+    validate: bool = False,
     fake: bool = False,
     color: str = "auto",
 ) -> int:
     options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard, against)
-    options = replace(options, base=base, fake=fake, color=color)
+    options = replace(options, base=base, validate=validate, fake=fake, color=color)
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
@@ -86,12 +88,13 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         project = faked(project)
     previous = check_before_calls(project)
     config = project.config
-    settings = replace(engine_settings(config, options.reps), top_up=options.top_up)
+    settings = replace(engine_settings(config, options.reps), top_up=options.top_up, pairwise=config.pairwise)
     check_top_up(config.gate, options.top_up, shown(config.path))
     concurrency = options.concurrency or config.concurrency
     junit = junit_path(options.junit)
     cache_on = (config.cache or options.cache) and not options.no_cache
-    check_triggers(project, warn)  # commands/trigger_setup.py: trigger evals, checked before any call
+    check_triggers(project, warn)  # wiring/trigger_setup.py: trigger evals, checked before any call
+    warn_same_family(project)
     against = options.against or config.against
     if against and options.shard is not None:
         raise UsageError(
@@ -100,6 +103,9 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
             "run",
         )
     base = base_of(project, options.base, options.shard)  # run --base: a ref git lacks stops here
+    if options.validate and await check_graders(project, settings, concurrency, options.dry_run):
+        print("Stopped before the benchmark: a line disagrees with a reference answer (run --validate)", flush=True)
+        return 1
     if options.dry_run:
         if against:
             print(f"Not in this plan: the previous arm (--against {against}) of each skill changed since then.")
@@ -107,7 +113,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     # hook: issue 20, a folder the run cannot write is exit 2 before the first call
     check_run_folders(config.name, config.results, config.result_file)
     costs = Costs(config)  # a bad pricing section stops the run before any call
-    with versus(project, against) as arm:  # issue 19: the previous arm, commands/versus.py
+    with versus(project, against) as arm:  # issue 19: the previous arm, wiring/versus.py
         return await _benchmark(project, options, settings, concurrency, junit, cache_on, costs, previous, arm, base)
 
 
@@ -154,7 +160,7 @@ async def _benchmark(
         if against is not None:
             print("\n".join(against.plan_lines()), flush=True)
         hook, units = engine_seams(parts, cache, sharding)
-        triggers = trigger_runs(project, parts, settings, options.shard)  # commands/trigger_setup.py
+        triggers = trigger_runs(project, parts, settings, options.shard)  # wiring/trigger_setup.py
 
         async def kept() -> None:  # hook: issue 20, Ctrl-C keeps the answers paid for
             await keep_partial(files, project, header.labels, settings.reps)
@@ -162,11 +168,39 @@ async def _benchmark(
         await drive(
             project, parts, files, settings, concurrency,
             hook=hook, units=units, agents=agents, triggers=triggers, interrupted=kept,
-            arms=arms, judge=against.judge if against else None,
+            arms=arms, judge=pairwise_judge(config.pairwise_gate, against.judge if against else None),
         )  # fmt: skip
     files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
     code = finish(project, files, junit, said=files.compare_with_base(base))  # run --base: the comparison
     return sharding.finish(shard) if sharding and shard else code
+
+
+def pairwise_judge(gate: bool, then: Callable[[SkillRun], SkillRun] | None) -> Callable[[SkillRun], SkillRun] | None:
+    """compare.pairwiseGate: the blind A/B's one block (reports/pairwise.py) joins the gate's rules,
+    after `then` (the previous arm's judge)."""
+    if not gate:
+        return then
+
+    def judge(run: SkillRun) -> SkillRun:
+        from skill_be.engine.gate import with_rules
+        from skill_be.engine.pairwise import baseline_preferred
+
+        run = then(run) if then is not None else run
+        block = baseline_preferred(run.pairwise)
+        return replace(run, gate=with_rules(run.gate, [block])) if block else run
+
+    return judge
+
+
+def warn_same_family(project: Project) -> None:
+    """A judge of the same provider family as a model under test: said once per pair, before any call."""
+    from skill_be.project.families import same_family
+    from skill_be.reports.judge import SAME_FAMILY
+
+    config = project.config
+    if any(sc.criteria for s in project.skills for sc in s.evals.scenarios):
+        for judge, model, family in same_family(config.graders, config.models):
+            warn(SAME_FAMILY.format(judge=judge, model=model, family=family))
 
 
 def faked(project: Project) -> Project:
@@ -214,6 +248,7 @@ def report_header(project: Project, parts: Parts, settings: Settings, started: d
         gradings=settings.gradings,
         grader=config.grader.id,
         grader_adapter=config.grader.adapter,
+        judges=[m.label for m in parts.judges],
     )
 
 

@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from skill_be.commands.assembly import assemble, engine_settings, interruptible
-from skill_be.commands.common import warn
 from skill_be.engine.triage import Failure, Triage
 from skill_be.paths import shown
 from skill_be.project.loader import Project, load_project
@@ -17,6 +15,8 @@ from skill_be.reports.triage import triage_lines, triage_report
 from skill_be.results.atomic import write_atomic
 from skill_be.results.run_dir import latest_run, run_id
 from skill_be.results.summary_file import failures, read_summary
+from skill_be.wiring.assembly import assemble, engine_settings, interruptible
+from skill_be.wiring.common import warn
 
 MODEL_FREE = ("[assert] ", "[budget] ")  # lines graded without a model (engine/assertions.py)
 

@@ -8,15 +8,15 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-from skill_be.commands.assembly import assemble, engine_settings, interruptible
-from skill_be.commands.common import warn
-from skill_be.commands.trigger_setup import choosers_for, plan_for
 from skill_be.engine.triggers import trigger_result
 from skill_be.errors import ConfigError, UsageError
 from skill_be.paths import shown
 from skill_be.project.loader import load_project
 from skill_be.project.trigger_plan import check_triggers
 from skill_be.reports.triggers import compare_lines
+from skill_be.wiring.assembly import assemble, engine_settings, interruptible
+from skill_be.wiring.common import warn
+from skill_be.wiring.trigger_setup import choosers_for, plan_for
 
 
 def main(

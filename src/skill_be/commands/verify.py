@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skill_be.checks import run_checks
-from skill_be.commands.common import result_line, warn
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill, load_project
 from skill_be.reports import strings
 from skill_be.results.result_file import ResultFile, read_result_file
 from skill_be.results.staleness import short_of_config, what_changed
+from skill_be.wiring.common import result_line, warn
 
 if TYPE_CHECKING:
     from skill_be.results.compare import Comparison
@@ -47,9 +47,10 @@ def main(config_path: Path, base: str | None = None) -> int:
 def base_lines(project: Project, result: ResultFile | None, c: Comparison) -> tuple[list[str], str | None]:
     """The comparison's lines, then what `gate.previous` and `gate.minDelta` decide on it, and the
     blocker they add to the Result line (None when they block nothing)."""
+    from skill_be.engine.reasons import MIN_DELTA
     from skill_be.reports.comparison_text import comparison_lines, rule_lines
     from skill_be.results.compare import overall
-    from skill_be.results.gate_rules import MIN_DELTA_PREFIX, blocking_rules, rule_outcomes
+    from skill_be.results.gate_rules import blocking_rules, rule_outcomes
 
     names = [s.name for s in project.skills]
     entries = result.skills if result is not None else {}
@@ -58,7 +59,7 @@ def base_lines(project: Project, result: ResultFile | None, c: Comparison) -> tu
     effects = {
         name: overall([(x.scenario, x.model, x.baseline, x.with_skill) for x in e.scores]) if e.scores else None
         for name in names
-        if (e := entries.get(name)) is not None and not any(r.startswith(MIN_DELTA_PREFIX) for r in e.reasons)
+        if (e := entries.get(name)) is not None and not any(w.get("kind") == MIN_DELTA for w in e.why or ())
     }
     outcomes = rule_outcomes(names, c.skills, effects, project.config.gate)
     blocked = [name for name, o in outcomes.items() if o.blocks]

@@ -27,6 +27,7 @@ from skill_be.agents.inputs import AgentInputs
 from skill_be.agents.record import after_files, composite, summary_of
 from skill_be.agents.runs import check_results, outcome
 from skill_be.agents.workspace import Files, digest
+from skill_be.engine.breaker import same_way
 from skill_be.engine.calls import GENERATE, GRADE, Call, CallTag, Model
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.observations import Output
@@ -175,11 +176,15 @@ class AgentSide:
         box: AgentBox,
     ) -> Callable[[Model, str, tuple[int, ...], CallTag], Any]:
         async def make(model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
+            breaker, where = engine.breaker, f"the {driver.name} CLI"
             async with engine.limiter.slot(priority):
+                if (cut := breaker.refused(model.label)) is not None:  # its every run failed the same way
+                    return Call(None, cut, 0.0)
                 started = time.monotonic()
                 run = await asyncio.to_thread(box.run_agent, driver, setup, files)
                 seconds = time.monotonic() - started
             done = outcome(driver, run, setup, files, seconds, self.redact)
+            breaker.record(model.label, where, done.error, same_way(done.error) if done.error else None)
             if done.error:
                 failed["record"] = done.record
                 return Call(None, done.error, seconds)

@@ -2,7 +2,7 @@
 of `Engine.arms` for each rep; the gate compares the baseline with the with-skill arm.
 
 An arm shows a *version* of the skill: none (baseline), this branch's (with skill), or the skill as
-it was at an earlier commit (`previous`, `run --against REF`: commands/versus.py builds it).
+it was at an earlier commit (`previous`, `run --against REF`: wiring/versus.py builds it).
 Its `plan` says, per skill and scenario, whether the engine makes its outputs (`RUN`), takes the
 with-skill arm's outputs as its own (`REUSE`: the skill did not change since REF, so the same text
 would be sent), or has none (`SKIP`: the skill did not exist at REF, or the scenario changed since,

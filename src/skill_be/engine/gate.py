@@ -187,6 +187,17 @@ class EvidenceBlock:
 
 
 @dataclass(frozen=True)
+class ZeroSeen:
+    """A line at 0% with the skill on every model that does not block: the zero rule is off (`reps`
+    None), or (evidence) `have` reps per arm cannot show it below the threshold and `reps` would."""
+
+    scenario: str
+    line: str
+    have: int
+    reps: int | None = None
+
+
+@dataclass(frozen=True)
 class TopUp:
     scenario: str
     model: str
@@ -240,6 +251,20 @@ class Levels:
 
 
 @dataclass(frozen=True)
+class ModelRow:
+    """One model's line of the table across models (engine/across.py)."""
+
+    model: str
+    required: bool  # gate.models names it (or names none: every model must hold)
+    baseline: tuple[int, int]  # (passed, counted) over every scored line of every scenario on this model
+    with_skill: tuple[int, int]
+    effect: Interval | None  # the model's effect over no skill (mean over scenarios), 95%; None: nothing scored
+    ready: bool  # the gate decided on this model alone (its trigger checks included)
+    agent_loaded: tuple[int, int] | None = None  # agent scenarios: with-skill runs that loaded the skill, runs
+    trigger_loaded: tuple[int, int] | None = None  # trigger evals: should-trigger calls that loaded it, calls
+
+
+@dataclass(frozen=True)
 class Gate:
     ready: bool
     zero: tuple[tuple[str, str], ...]  # (scenario, line) at 0% with the skill on every model
@@ -260,6 +285,68 @@ class Gate:
     # assertions), and whether every scenario is one: then the skill is not READY, nothing was measured.
     ungraded: tuple[str, ...] = ()
     nothing_graded: bool = False
+    zero_seen: tuple[ZeroSeen, ...] = ()  # lines at 0% with the skill on every model that do not block
+    across: tuple[ModelRow, ...] = ()  # several models: a row each (engine/across.py); `ready` rests on the required
+
+
+@dataclass(frozen=True)
+class ShortOfMinDelta:
+    """gate.minDelta: the skill's overall effect over no skill falls short of `min_delta` points (its
+    estimate under `strict`, its 95% lower bound under `evidence`); `effect` None: no scored line."""
+
+    min_delta: float
+    effect: Interval | None
+    rule: str
+
+
+@dataclass(frozen=True)
+class WorseThanPrevious:
+    """gate.previous: a critical line (strict: its with-skill counts at `against` and now) or a critical
+    scenario (evidence, `line` None: its mean change's 95% interval, below 0) worse than at `against`."""
+
+    scenario: str
+    model: str
+    against: str  # "the base", or the version compared with (run --against)
+    line: str | None = None
+    base: tuple[int, int] | None = None  # (passed, total) at `against`
+    head: tuple[int, int] | None = None
+    interval: Interval | None = None
+
+
+@dataclass(frozen=True)
+class NotHeldOn:
+    """gate.models: a model the skill must hold on, where the gate on that model alone blocks."""
+
+    model: str
+
+
+@dataclass(frozen=True)
+class BaselinePreferred:
+    """compare.pairwiseGate: in the blind A/B the judge prefers the baseline's answers; the whole 95%
+    interval of the skill's preference rate (`low` to `high`, fractions) is below one half."""
+
+    rate: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class FakeRun:
+    """adapter fake (run --fake): the answers and gradings are canned, so nothing measures the skill."""
+
+
+RuleReason = ShortOfMinDelta | WorseThanPrevious | NotHeldOn | BaselinePreferred | FakeRun
+
+
+def rule_key(reason: RuleReason) -> str:
+    """The config key whose rule gave the reason."""
+    if isinstance(reason, NotHeldOn):
+        return "gate.models"
+    if isinstance(reason, BaselinePreferred):
+        return "compare.pairwiseGate"
+    if isinstance(reason, FakeRun):
+        return "adapter fake"
+    return "gate.minDelta" if isinstance(reason, ShortOfMinDelta) else "gate.previous"
 
 
 @dataclass(frozen=True)
@@ -267,11 +354,11 @@ class Rules:
     """The gate rules beyond the two arms' lines: gate.minDelta (here) and gate.previous (the previous
     arm's comparison, results/gate_rules.py). Blocks turn the verdict NOT READY; warnings only show."""
 
-    blocks: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
+    blocks: tuple[RuleReason, ...] = ()
+    warnings: tuple[RuleReason, ...] = ()
 
 
-def with_rules(gate: Gate, blocks: Sequence[str] = (), warnings: Sequence[str] = ()) -> Gate:
+def with_rules(gate: Gate, blocks: Sequence[RuleReason] = (), warnings: Sequence[RuleReason] = ()) -> Gate:
     """The gate with more rule reasons: any block makes it NOT READY."""
     if not blocks and not warnings:
         return gate
@@ -285,20 +372,14 @@ def signed_pp(x: float) -> str:
     return f"+{v}" if v >= 0 else str(v)
 
 
-def min_delta_reason(effect: Interval | None, min_delta: float | None, rule: str) -> str | None:
-    """gate.minDelta: the blocking reason when the skill's overall effect over no skill falls short of
+def short_of_min_delta(effect: Interval | None, min_delta: float | None, rule: str) -> ShortOfMinDelta | None:
+    """gate.minDelta: the block when the skill's overall effect over no skill falls short of
     `min_delta` points (its estimate under `strict`, its 95% lower bound under `evidence`), else None."""
     if min_delta is None:
         return None
-    if effect is None:
-        return f"min delta: no scored line to measure the overall effect against {min_delta:g}pp"
-    value, what = (effect.low, "its 95% lower bound") if rule == "evidence" else (effect.estimate, "it")
-    if value * 100 >= min_delta:
+    if effect is not None and (effect.low if rule == "evidence" else effect.estimate) * 100 >= min_delta:
         return None
-    return (
-        f"min delta: the overall effect over no skill is {signed_pp(effect.estimate)}pp "
-        f"({signed_pp(effect.low)} to {signed_pp(effect.high)}); {what} must reach {min_delta:g}pp (gate.minDelta)"
-    )
+    return ShortOfMinDelta(min_delta, effect, rule)
 
 
 def effects(
@@ -369,8 +450,9 @@ def decide(
         gate = _evidence(scores, scenarios, models, errors, has_tests, config, fx, samples or {}, looks, look, earlier)
     else:
         gate = _strict(scores, scenarios, models, errors, has_tests, config, fx)
-    short = min_delta_reason(fx.overall if fx is not None else None, config.min_delta, config.rule)
+    short = short_of_min_delta(fx.overall if fx is not None else None, config.min_delta, config.rule)
     gate = with_rules(gate, [short] if short else [])
+    gate = replace(gate, zero_seen=_zero_seen(scores, models, gate, config.block_on_zero))
     ungraded = tuple(sc.id for sc in scenarios if not sc.graded)
     if not ungraded:
         return gate
@@ -414,6 +496,31 @@ def _zero(
             if len(per_model) == len(models) and all(hits(x) for x in per_model):
                 zero.append(key)
     return tuple(zero)
+
+
+def _zero_seen(scores: Sequence[LineScore], models: Sequence[str], gate: Gate, rule_on: bool) -> tuple[ZeroSeen, ...]:
+    """Lines at 0% with the skill on every model (counted) that the zero rule did not block; `reps`
+    only when the rule is on (evidence: the reps that would show it below the threshold)."""
+    out: list[ZeroSeen] = []
+    for key in dict.fromkeys((x.scenario, x.line) for x in scores):
+        per_model = [x for x in scores if (x.scenario, x.line) == key]
+        if key in gate.zero or len(per_model) != len(models):
+            continue
+        if all(x.with_skill_total > 0 and x.with_skill_passed == 0 for x in per_model):
+            have = min(x.with_skill_total for x in per_model)
+            evidence = rule_on and gate.levels.rule == "evidence"
+            reps = _reps_to_show_zero(gate.levels.zero_threshold) if evidence else None
+            out.append(ZeroSeen(key[0], key[1], have, reps))
+    return tuple(out)
+
+
+def _reps_to_show_zero(threshold: float) -> int:
+    """The fewest reps at 0 passes whose one-sided 95% upper bound is below `threshold`."""
+    z = stats.z_one_sided(0.05)
+    n = 1
+    while stats.wilson(0, n, z)[1] >= threshold and n < stats.REPS_CAP:
+        n += 1
+    return n
 
 
 def _scenario_evidence(

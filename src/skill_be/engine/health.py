@@ -2,9 +2,12 @@
 
 An output's errors come from the infrastructure (a model or grader call that failed, a grader reply
 with no verdict, code tests that could not run), not from the skill. When a model or the grader
-failed every call, when the code tests ran on no answer, or when errors exceed `gate.maxErrorShare`
-of the outputs, the skill's verdict is ERROR: the run could not measure it. Anything else is scored
-and gated as before (the errors still count for `gate.blockOnErrors`). Data only; reports word it.
+failed every call, when the code tests ran on no answer, when every output of one scenario on one
+model in one arm errored (its lines were never measured), when errors exceed `gate.maxErrorShare` of
+the outputs, or when the gate would block only because of errors (`gate.blockOnErrors`), the skill's
+verdict is ERROR: the run could not measure it. NOT READY is only ever decided by measured results.
+Anything else is scored and gated as before. `gate.errorVerdict: false` keeps the reference's
+behaviour (errors block, NOT READY). Data only; reports word it.
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from skill_be.engine.gate import Gate
 from skill_be.engine.observations import Output
-from skill_be.engine.prompts import ARMS
+from skill_be.engine.prompts import ARM_WORDS, ARMS
+from skill_be.engine.reasons import errors_alone_block
 from skill_be.project.config import GateConfig
 
-MODEL, GRADER, TESTS = "model", "grader", "code tests"
+MODEL, GRADER, TESTS, TRIGGERS = "model", "grader", "code tests", "trigger calls"
 
 
 @dataclass(frozen=True)
@@ -83,26 +88,76 @@ def _test_error(output: Output) -> str | None:
     return None
 
 
-def assess(outputs: Sequence[Output], models: Sequence[str], max_share: float, on: bool = True) -> Health:
-    """ERROR when a model or the grader failed every call, the code tests ran on no answer, or the
-    share of outputs with an error is above `max_share`. `on` False (gate.errorVerdict: false) keeps
-    the reference's behaviour: errors only ever block, never make the verdict ERROR. Only the two
-    arms the gate compares count: the previous arm's failures are reported with its comparison."""
+def assess(
+    outputs: Sequence[Output], models: Sequence[str], max_share: float, on: bool = True, gate: Gate | None = None
+) -> Health:
+    """ERROR when a model or the grader failed every call, the code tests ran on no answer, every
+    output of one scenario, model and arm errored, the share of outputs with an error is above
+    `max_share`, or `gate` blocks on errors alone. `on` False (gate.errorVerdict: false) keeps the
+    reference's behaviour: errors only ever block, never make the verdict ERROR. Only the two arms
+    the gate compares count: the previous arm's failures are reported with its comparison."""
     outputs = [o for o in outputs if o.arm in ARMS]
     per_output = [faults_of(o) for o in outputs]
     faults = [f for fs in per_output for f in fs]
     errored = sum(1 for fs in per_output if fs)
-    why, part = _why(outputs, models, per_output, max_share) if on and outputs else ("", None)
-    # lead with a fault of the part that failed everything, when one did
-    first = next((f for f in faults if f.part == part), faults[0] if faults else None)
+    why, part, lead = _why(outputs, models, per_output, max_share, gate) if on and outputs else ("", None, None)
+    if on and not why and not errored and gate is not None and errors_alone_block(gate):
+        faults = _trigger_faults(gate)  # only trigger calls failed, and nothing measured blocks
+        why = f"{len(faults)} trigger call(s) failed and nothing measured blocks (gate.blockOnErrors)"
+    # lead with a fault of the part that failed everything (or of the unit that did), when one did
+    first = lead or next((f for f in faults if f.part == part), faults[0] if faults else None)
     count = sum(1 for f in faults if f == first)
     return Health(bool(why), why, first, count, len(faults), errored, len(outputs), part)
 
 
+def _trigger_faults(gate: Gate) -> list[Fault]:
+    seen = gate.trigger.observations if gate.trigger is not None else ()
+    return [Fault(TRIGGERS, o.error) for o in seen if o.error is not None]
+
+
 def _why(
-    outputs: Sequence[Output], models: Sequence[str], per_output: Sequence[list[Fault]], max_share: float
+    outputs: Sequence[Output],
+    models: Sequence[str],
+    per_output: Sequence[list[Fault]],
+    max_share: float,
+    gate: Gate | None,
+) -> tuple[str, str | None, Fault | None]:
+    """Why the verdict is ERROR ("" when it is not), the part to blame when one failed everything,
+    and the fault to lead with when it is not simply the first."""
+    why, part = _why_parts(outputs, models, per_output)
+    if why:
+        return why, part, None
+    unit = _unmeasured_unit(outputs, per_output)
+    if unit is not None:
+        return unit
+    errored = sum(1 for fs in per_output if fs)
+    if errored / len(outputs) > max_share:
+        return f"{errored} of {len(outputs)} outputs errored, more than gate.maxErrorShare ({max_share:g})", None, None
+    if gate is not None and errored and errors_alone_block(gate):
+        return (
+            f"{errored} of {len(outputs)} outputs errored and nothing measured blocks (gate.blockOnErrors)",
+            None,
+            None,
+        )
+    return "", None, None
+
+
+def _unmeasured_unit(outputs: Sequence[Output], per_output: Sequence[list[Fault]]) -> tuple[str, None, Fault] | None:
+    """The first scenario, model and arm whose every output errored: its lines were never measured."""
+    units: dict[tuple[str, str, str], list[list[Fault]]] = {}
+    for o, fs in zip(outputs, per_output, strict=True):
+        units.setdefault((o.scenario, o.model, o.arm), []).append(fs)
+    for (scenario, model, arm), found in units.items():
+        if all(found):
+            what = f"every {ARM_WORDS.get(arm, arm)} output of the scenario {scenario} on {model} errored"
+            return what, None, found[0][0]
+    return None
+
+
+def _why_parts(
+    outputs: Sequence[Output], models: Sequence[str], per_output: Sequence[list[Fault]]
 ) -> tuple[str, str | None]:
-    """Why the verdict is ERROR ("" when it is not), and the part to blame when one failed everything."""
+    """A part that failed every call: a model, the grader or the code tests."""
     for label in models:
         mine = [o for o in outputs if o.model == label]
         if mine and all(o.error is not None for o in mine):
@@ -113,9 +168,6 @@ def _why(
     tested = [fs for o, fs in zip(outputs, per_output, strict=True) if o.error is None and _expects_tests(o)]
     if tested and all(any(f.part == TESTS for f in fs) for fs in tested):
         return f"the {TESTS} could not run on any answer", TESTS
-    errored = sum(1 for fs in per_output if fs)
-    if errored / len(outputs) > max_share:
-        return f"{errored} of {len(outputs)} outputs errored, more than gate.maxErrorShare ({max_share:g})", None
     return "", None
 
 
@@ -123,6 +175,8 @@ def _expects_tests(output: Output) -> bool:
     return output.tests is not None or any("the code tests could not run" in e for e in output.errors)
 
 
-def skill_health(outputs: Sequence[Output], labels: Sequence[str], gate: GateConfig) -> Health:
-    """`assess` with the config's `gate.maxErrorShare` and `gate.errorVerdict`."""
-    return assess(outputs, labels, gate.max_error_share, gate.error_verdict)
+def skill_health(
+    outputs: Sequence[Output], labels: Sequence[str], config: GateConfig, gate: Gate | None = None
+) -> Health:
+    """`assess` with the config's `gate.maxErrorShare` and `gate.errorVerdict`, and the skill's gate."""
+    return assess(outputs, labels, config.max_error_share, config.error_verdict, gate)

@@ -30,13 +30,19 @@ class TestRun(Protocol):
 
 @dataclass
 class Grading:
-    k: int  # 1-based
+    k: int  # 1-based, over every judge's gradings
     verdicts: list[bool] | None = None
     error: str | None = None  # set when the grading failed after its retry
     replies: list[str] = field(default_factory=list)  # every raw reply, attempt by attempt
     attempt_errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
     usage: Usage | None = None
+    # grader.evidence: per criterion, the judge's own verdict, its quote, and whether the quote is in
+    # what the judge was shown (engine/verdicts.py); `verdicts` is what they count as.
+    said: list[bool] | None = None
+    quotes: list[str | None] | None = None
+    found: list[bool] | None = None
+    judge: str = ""  # `grader` as a list: the label of the judge that graded it ("" with one judge)
 
 
 @dataclass

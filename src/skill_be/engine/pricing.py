@@ -262,20 +262,21 @@ class Caller:
 def plan_skill(
     skill: Skill,
     models: Sequence[Caller],
-    grader: Caller | None,
+    graders: Sequence[Caller],
     reps: int,
     gradings: int,
     template: str,
     grader_rules: str | None,
     cache: CacheLike | None,
     only: Callable[[str, str, str, int], bool] | None = None,
+    evidence: bool = False,
 ) -> PlanCount:
     """Every call a run of `skill` makes (the engine's plan: scenario x model x rep x arm, then `gradings`
     gradings of each answer to a scenario with criteria), which of them the cache holds, and the estimated
     tokens of the rest. A grading is known to be cached only when its answer is."""
     plan = PlanCount(skill=skill.name)
     for sc in skill.evals.scenarios:
-        graded = bool(sc.criteria) and grader is not None
+        graded = bool(sc.criteria) and bool(graders)
         for model in models:
             for rep in range(1, reps + 1):
                 if only is not None and not only(skill.name, sc.id, model.label, rep):
@@ -290,16 +291,17 @@ def plan_skill(
                         plan.add_tokens(model.label, tokens_of(len(prompt)), ANSWER_TOKENS)
                     if not graded:
                         continue
-                    assert grader is not None
                     text = answer.text if answer is not None else "x" * ANSWER_CHARS
-                    g_prompt = grader_prompt(grader_rules, sc.criteria, text)
-                    for k in range(1, gradings + 1):
-                        plan.gradings += 1
-                        key = grading_key(grader.identity, g_prompt, (skill.name, sc.id, model.label, arm, rep), k, 1)
-                        if answer is not None and cache is not None and cache.peek(key) is not None:
-                            plan.cached_gradings += 1
-                        else:
-                            plan.add_tokens(grader.label, tokens_of(len(g_prompt)), GRADING_TOKENS)
+                    g_prompt = grader_prompt(grader_rules, sc.criteria, text, sc.judge_context, evidence)
+                    for j, grader in enumerate(graders):  # `grader` as a list: each judge's gradings
+                        for k in range(j * gradings + 1, (j + 1) * gradings + 1):
+                            plan.gradings += 1
+                            unit = (skill.name, sc.id, model.label, arm, rep)
+                            key = grading_key(grader.identity, g_prompt, unit, k, 1)
+                            if answer is not None and cache is not None and cache.peek(key) is not None:
+                                plan.cached_gradings += 1
+                            else:
+                                plan.add_tokens(grader.label, tokens_of(len(g_prompt)), GRADING_TOKENS)
     return plan
 
 

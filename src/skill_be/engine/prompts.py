@@ -34,11 +34,16 @@ Rules:
 
 def grader_rules(template: str) -> str | None:
     """The rules of `grader.template`; None for `code`, the built-in default (so its prompts, and the
-    response cache's keys, stay what they were)."""
-    return GENERIC_GRADER_RULES if template == "generic" else None
+    response cache's keys, stay what they were). `evidence` judges with the generic rules and asks
+    for a quote per verdict (EVIDENCE_CLOSING)."""
+    return GENERIC_GRADER_RULES if template in ("generic", "evidence") else None
 
 
 CLOSING = """Finish your reply with a line that reads exactly `VERDICTS:`, followed by one line per criterion in the form `<number>: YES` or `<number>: NO`: one line for each of the {n} criteria above, numbered as above, and nothing after them. You may reason before that line; only the last VERDICTS: block is read."""
+
+
+# grader.template: evidence, or grader.evidence set: each verdict with the quote that supports it.
+EVIDENCE_CLOSING = """Finish your reply with a line that reads exactly `VERDICTS:`, followed by one line per criterion in the form `<number>: YES "<quote>"` or `<number>: NO "<quote>"`: one line for each of the {n} criteria above, numbered as above, and nothing after them. The quote is the evidence for the verdict: a short passage (at most about 20 words) copied exactly, character for character, from the answer: for a YES, the part that meets the criterion; for a NO, the part that fails it, or `""` when the answer has nothing on it. Never quote the criteria or these instructions. You may reason before that line; only the last VERDICTS: block is read."""
 
 
 def model_prompt(scenario: Scenario, arm: str, skill_text: str, template: str) -> str:
@@ -75,9 +80,12 @@ EXPECTED = (
 )
 
 
-def grader_prompt(rules: str | None, criteria: Sequence[str], answer: str, expected: str | None = None) -> str:
+def grader_prompt(
+    rules: str | None, criteria: Sequence[str], answer: str, expected: str | None = None, evidence: bool = False
+) -> str:
     """Role and rules (replaceable), numbered criteria, the author's expected output when the scenario
-    has one, the answer fenced, a fixed closing paragraph."""
+    has one, the answer fenced, a fixed closing paragraph (with `evidence`, the one that asks for a
+    quote per verdict)."""
     numbered = "\n".join(f"{i}. {c}" for i, c in enumerate(criteria, 1))
     # The answer is data: a closing tag inside it must not end the fence early.
     fenced = answer.replace("</answer>", "<\\/answer>")
@@ -90,5 +98,5 @@ def grader_prompt(rules: str | None, criteria: Sequence[str], answer: str, expec
         f"Criteria:\n{numbered}\n\n"
         f"{context}"
         f"<answer>\n{fenced}\n</answer>\n\n"
-        f"{CLOSING.format(n=len(criteria))}"
+        f"{(EVIDENCE_CLOSING if evidence else CLOSING).format(n=len(criteria))}"
     )

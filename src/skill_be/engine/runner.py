@@ -6,20 +6,23 @@ import asyncio
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from copy import deepcopy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from skill_be.adapters.base import AdapterStartError, CallContext
+from skill_be.adapters.base import AdapterStartError, CallContext, Unreachable
 from skill_be.engine.arms import DEFAULT_ARMS, REUSE, RUN, Arm
 from skill_be.engine.assertions import grade_model_free
+from skill_be.engine.breaker import UNREACHABLE, Breaker, endpoint
 from skill_be.engine.calls import GENERATE, GRADE, LIVE, Call, CallHook, CallTag, Model
 from skill_be.engine.gate import Gate, LineScore, ScenarioLines
+from skill_be.engine.judge_noise import JudgeNoise, judge_noise
 from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.observations import Grading, Output, TestRun
+from skill_be.engine.pairwise import Comparison, compare
 from skill_be.engine.prompts import WITH_SKILL, grader_prompt
 from skill_be.engine.topup import settle
-from skill_be.engine.verdicts import Unparseable, majority, parse_verdicts
+from skill_be.engine.verdicts import Unparseable, counted, majority, parse_verdicts, parse_with_evidence, quote_span
 from skill_be.project.config import GateConfig, Price
 from skill_be.project.evals import Scenario
 from skill_be.project.loader import Skill
@@ -86,6 +89,10 @@ class Settings:
     top_up: bool = False  # --top-up: more reps for what the evidence rule finds inconclusive
     # The config's pricing by model label or id, for budgets' maxCostUsd (engine/assertions.py).
     prices: Mapping[str, Price] = field(default_factory=dict)
+    evidence: str | None = None  # grader.evidence: None, reported or required (engine/verdicts.py `counted`)
+    max_split: float = 0.2  # grader.maxSplitShare: engine/judge_noise.py flags a line split more often
+    pairwise: bool = False  # compare.pairwise: a blind A/B of each rep's two answers (engine/pairwise.py)
+    pairwise_seed: int | None = None  # the A/B order's seed; None: a fresh one each run (tests fix it)
 
 
 @dataclass
@@ -96,6 +103,8 @@ class SkillRun:
     scores: list[LineScore]
     gate: Gate
     seconds: float
+    judge: JudgeNoise | None = None  # the judge's own noise, with gradings >= 2 (engine/judge_noise.py)
+    pairwise: tuple[Comparison, ...] | None = None  # compare.pairwise (engine/pairwise.py)
 
     @property
     def errors(self) -> int:
@@ -131,9 +140,12 @@ class Engine:
         units: UnitFilter = every_unit,
         arms: Sequence[Arm] = DEFAULT_ARMS,
         agents: AgentOutputs | None = None,
+        warn: Callable[[str], None] | None = None,
+        more_graders: Sequence[Model] = (),
     ) -> None:
         self.models = tuple(models)
         self.grader = grader
+        self.more_graders = tuple(more_graders)  # `grader` as a list: every answer graded by each judge
         self.limiter = limiter
         self.settings = settings
         self.listener: Listener = listener or NoListener()
@@ -144,6 +156,7 @@ class Engine:
         self.arms = tuple(arms)
         self._seq = 0
         self.agents = agents
+        self.breaker = Breaker(warn)  # a model whose endpoint is dead stops being called (engine/breaker.py)
 
     async def call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         """Every model call goes through here: the hook first (a hit takes no slot and calls no model),
@@ -152,19 +165,32 @@ class Engine:
         return await self.hook.call(self._call, model, prompt, priority, tag)
 
     async def _call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
+        """One call made: under a slot and the timeout, unless the model's breaker is open (then not
+        sent); its outcome told to the breaker."""
+        if (cut := self.breaker.refused(model.label)) is not None:
+            return Call(None, cut, 0.0)
         async with self.limiter.slot(priority):
+            if (cut := self.breaker.refused(model.label)) is not None:  # opened while this call waited
+                return Call(None, cut, 0.0)
             started = time.monotonic()
             ctx = CallContext(self.settings.timeout_seconds, self.settings.cwd, tag.attachments)
+            where = endpoint(model.adapter.describe())
+            kind: str | None = None
             try:
                 answer = await asyncio.wait_for(model.adapter.complete(prompt, ctx), self.settings.timeout_seconds)
-                return Call(answer, None, time.monotonic() - started)
+                call = Call(answer, None, time.monotonic() - started)
             except AdapterStartError:
                 raise
             except TimeoutError:
-                return Call(None, f"timed out after {self.settings.timeout_seconds} s", time.monotonic() - started)
+                seconds = self.settings.timeout_seconds
+                call, kind = Call(None, f"timed out after {seconds} s", time.monotonic() - started), UNREACHABLE
             except Exception as e:  # any failure of one call is data about that output
                 reason = str(e) or type(e).__name__
-                return Call(None, self.redact(reason), time.monotonic() - started)
+                call = Call(None, self.redact(reason), time.monotonic() - started)
+                if isinstance(e, Unreachable):
+                    kind, where = UNREACHABLE, e.endpoint
+            self.breaker.record(model.label, where, call.error, kind)
+            return call
 
     def priority(self, skill_index: int, kind: int) -> tuple[int, ...]:
         """Gradings before generations, earlier skills first, then first come first served."""
@@ -221,7 +247,24 @@ class Engine:
                 group.create_task(one_rep(sl, model, rep))
         if self.agents is not None:  # agent scenarios: a JSON-lines check's entries become its lines
             lines = self.agents.final_lines(lines, outputs)
-        return await self.settle(skill, lines, outputs, time.monotonic() - started, one_rep)
+        run = await self.settle(skill, lines, outputs, time.monotonic() - started, one_rep)
+        if self.settings.pairwise and self.grader is not None:
+            run = replace(run, pairwise=await self.compare(skill, skill_index, run.outputs))
+        return run
+
+    async def compare(self, skill: Skill, skill_index: int, outputs: Sequence[Output]) -> tuple[Comparison, ...]:
+        """compare.pairwise: each rep's baseline and with-skill answers, blind, by the (first) judge."""
+        judge = self.grader
+        assert judge is not None
+
+        async def call(prompt: str, tag: CallTag) -> tuple[str | None, str | None]:
+            got = await self.call(judge, prompt, self.priority(skill_index, GRADE), tag._replace(skill=skill.name))
+            return (got.answer.text, None) if got.answer is not None else (None, got.error)
+
+        scenarios = skill.evals.scenarios
+        criteria = {sc.id: sc.criteria for sc in scenarios}
+        tasks = {sc.id: sc.prompt for sc in scenarios}
+        return tuple(await compare(call, outputs, criteria, tasks, self.settings.pairwise_seed))
 
     async def settle(
         self,
@@ -238,7 +281,8 @@ class Engine:
         arm_names = [a.name for a in self.arms]
         rep = run_rep or _no_reps
         scores, gate = await settle(lines, self.models, outputs, settings.gate, settings.reps, top_up, rep, arm_names)
-        return SkillRun(skill, list(lines), outputs, scores, gate, seconds)
+        noise = judge_noise(lines, outputs, settings.max_split)
+        return SkillRun(skill, list(lines), outputs, scores, gate, seconds, noise)
 
     async def _output(
         self, skill: Skill, skill_index: int, sl: ScenarioLines, model: Model, rep: int, arm: Arm
@@ -257,16 +301,23 @@ class Engine:
             out.errors.append(f"{where}: the generation failed ({error}); its lines count as 0")
         else:
             out.text, out.usage, out.meta = answer.text, answer.usage, dict(answer.meta)
-            jobs = []
-            if sc.criteria and self.grader is not None:
-                jobs.append(self.grade(out, sc, skill_index, where, skill.name))
-            if sc.output is not None and self.tests is not None:
-                jobs.append(self._test(out, skill, sc.id, where))
-            await asyncio.gather(*jobs)
-            if sc.scored != sc.criteria:  # assertions and budget limits: graded here, without a model
-                grade_model_free(out, sc, self._price(model), where)
+            await self.judge(out, skill, skill_index, sc, where, self._price(model))
         self.listener.output_done(skill, out, sl)
         return out
+
+    async def judge(
+        self, out: Output, skill: Skill, skill_index: int, sc: Scenario, where: str, price: Price | None = None
+    ) -> None:
+        """Every line of an answer that exists (`out.text`): graded, code-tested and checked without a
+        model. A run's outputs come here, and so do `check --graders`'s reference answers."""
+        jobs = []
+        if sc.criteria and self.grader is not None:
+            jobs.append(self.grade(out, sc, skill_index, where, skill.name))
+        if sc.output is not None and self.tests is not None:
+            jobs.append(self._test(out, skill, sc.id, where))
+        await asyncio.gather(*jobs)
+        if sc.scored != sc.criteria:  # assertions and budget limits: graded here, without a model
+            grade_model_free(out, sc, price, where)
 
     def _price(self, model: Model) -> Price | None:
         """The config's price of a model, by its label, else by its id (as the cost line finds it)."""
@@ -277,15 +328,22 @@ class Engine:
         """The output's criteria graded `gradings` times, the majority kept (notes for ties and failures)."""
         assert out.text is not None and self.grader is not None
         criteria = sc.criteria
-        prompt = grader_prompt(self.settings.grader_rules, criteria, out.text, sc.judge_context)
+        evidence = self.settings.evidence is not None
+        prompt = grader_prompt(self.settings.grader_rules, criteria, out.text, sc.judge_context, evidence)
+        judges = (self.grader, *self.more_graders)
+        n = self.settings.gradings
         out.gradings = list(
             await asyncio.gather(
                 *(
-                    self._grade_once(k, prompt, len(criteria), skill_index, out, skill)
-                    for k in range(1, self.settings.gradings + 1)
+                    self._grade_once(j * n + k, prompt, len(criteria), skill_index, out, skill, judge)
+                    for j, judge in enumerate(judges)
+                    for k in range(1, n + 1)
                 )
             )
         )
+        if self.more_graders:
+            for g in out.gradings:
+                g.judge = judges[(g.k - 1) // n].label
         good = [g.verdicts for g in out.gradings if g.verdicts is not None]
         failed = [g for g in out.gradings if g.verdicts is None]
         if not good:
@@ -295,19 +353,21 @@ class Engine:
             return
         for g in failed:
             out.notes.append(f"{where}: grading {g.k} failed ({g.error}) and is left out of the vote")
+        out.notes += _unsupported(out.gradings, where) if self.settings.evidence == "required" else []
         vote = majority(good, len(criteria))
         out.verdicts = vote.verdicts
         for i in vote.ties:
             yes = sum(1 for v in good if v[i - 1])
             out.notes.append(f"{where}: criterion {i}: the gradings split {yes}-{len(good) - yes}; counted as NO")
 
-    async def _grade_once(self, k: int, prompt: str, n: int, skill_index: int, out: Output, skill: str) -> Grading:
+    async def _grade_once(
+        self, k: int, prompt: str, n: int, skill_index: int, out: Output, skill: str, judge: Model
+    ) -> Grading:
         """A failed or unparseable grading is retried once."""
-        assert self.grader is not None
         g = Grading(k=k)
         for attempt in (1, 2):
             tag = CallTag("grade", out.scenario, out.rep, out.arm, k, attempt, out.model, skill)
-            answer, error, seconds = await self.call(self.grader, prompt, self.priority(skill_index, GRADE), tag)
+            answer, error, seconds = await self.call(judge, prompt, self.priority(skill_index, GRADE), tag)
             g.seconds += seconds
             if answer is None:
                 g.attempt_errors.append(f"the call failed: {error}")
@@ -316,7 +376,12 @@ class Engine:
             g.replies.append(answer.text)
             g.usage = answer.usage
             try:
-                g.verdicts = parse_verdicts(answer.text, n)
+                if self.settings.evidence is None:
+                    g.verdicts = parse_verdicts(answer.text, n)
+                else:
+                    g.said, g.quotes = parse_with_evidence(answer.text, n)
+                    g.found = [quote_span(out.text or "", q) is not None for q in g.quotes]
+                    g.verdicts = counted(g.said, g.found, self.settings.evidence == "required")
                 return g
             except Unparseable as e:
                 g.attempt_errors.append(f"unparseable reply: {e}")
@@ -335,3 +400,18 @@ class Engine:
         out.tests = run
         if run.error:
             out.errors.append(f"{where}: the code tests could not run ({self.redact(run.error)}); its tests count as 0")
+
+
+def _unsupported(gradings: Sequence[Grading], where: str) -> list[str]:
+    """grader.evidence: required: a note per grading whose YES counted as NO for want of found evidence."""
+    out = []
+    for g in gradings:
+        if g.said is None or g.verdicts is None:
+            continue
+        lost = [str(i) for i, (said, kept) in enumerate(zip(g.said, g.verdicts, strict=True), 1) if said and not kept]
+        if lost:
+            out.append(
+                f"{where}: grading {g.k}: criterion {', '.join(lost)}: YES without evidence found in the answer; "
+                "counted as NO (grader.evidence: required)"
+            )
+    return out

@@ -12,18 +12,24 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
+from skill_be.engine.across import required_models, rows
 from skill_be.engine.gate import (
     Gate,
     LineScore,
+    NotHeldOn,
+    Samples,
     ScenarioLines,
     TopUp,
     arm_samples,
     decide,
+    effects,
     score_lines,
+    with_rules,
 )
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import ARMS
 from skill_be.project.config import GateConfig
+from skill_be.project.evals import Scenario
 
 
 class _Model(Protocol):
@@ -61,6 +67,34 @@ def _order(
     outputs.sort(key=lambda o: (order[(o.scenario, o.model)], o.rep, rank.get(o.arm, len(rank))))
 
 
+def _decide(
+    scores: list[LineScore],
+    scenarios: list[Scenario],
+    labels: list[str],
+    outputs: list[Output],
+    has_tests: bool,
+    config: GateConfig,
+    samples: Samples,
+    looks: int,
+    n: int,
+    earlier: Gate | None,
+) -> Gate:
+    """The gate on the models that must hold (gate.models; every one by default), with every model's
+    intervals shown and, for several models, the row of each (engine/across.py)."""
+    required = required_models(labels, config)
+    errors = sum(len(o.errors) for o in outputs if o.arm in ARMS and o.model in required)  # previous arm apart
+    mine = [x for x in scores if x.model in required]
+    kept = {k: v for k, v in samples.items() if k[1] in required}
+    gate = decide(mine, scenarios, required, errors, has_tests, config, kept, looks, n, earlier)
+    if required != labels:
+        gate = replace(gate, effects=effects(scores, scenarios, labels, samples, config.margin))
+    across = rows(scores, scenarios, labels, outputs, has_tests, config, samples)
+    gate = replace(gate, across=across)
+    if not config.models:  # the reference's rule: one gate over every model
+        return gate
+    return with_rules(gate, [NotHeldOn(r.model) for r in across if r.required and not r.ready])
+
+
 async def settle(
     lines: Sequence[ScenarioLines],
     models: Sequence[M],
@@ -81,9 +115,8 @@ async def settle(
     def look(n: int, earlier: Gate | None) -> tuple[list[LineScore], Gate]:
         _order(lines, labels, outputs, arms)
         scores = all_scores(lines, labels, outputs)
-        errors = sum(len(o.errors) for o in outputs if o.arm in ARMS)  # the previous arm is reported apart
         samples = arm_samples(lines, labels, outputs)
-        gate = decide(scores, scenarios, labels, errors, has_tests, config, samples, looks, n, earlier)
+        gate = _decide(scores, scenarios, labels, outputs, has_tests, config, samples, looks, n, earlier)
         return scores, gate
 
     scores, gate = look(1, None)

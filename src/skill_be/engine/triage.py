@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from skill_be.engine.gate import TEST_PREFIX
 from skill_be.engine.prompts import DEFAULT_GRADER_RULES, WITH_SKILL, grader_prompt, model_prompt
 from skill_be.engine.runner import CallTag, Engine, Model
-from skill_be.engine.verdicts import Unparseable, parse_verdicts, reasoning
+from skill_be.engine.verdicts import Unparseable, counted, parse_verdicts, parse_with_evidence, quote_span, reasoning
 from skill_be.project.loader import Project
 
 CATEGORIES = ("skill gap", "eval too strict", "grader error", "model choice")
@@ -26,10 +26,11 @@ class Failure:
     model: str
     line: str  # the criterion, or "[test] <name>"
     why: str  # "universal 0%", "regression" or "below 80%"
+    kind: str = "criterion"  # criterion | test (engine/gate.py LineScore.kind)
 
     @property
     def is_test(self) -> bool:
-        return self.line.startswith(TEST_PREFIX)
+        return self.kind == "test"
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class Sample:
     error: str | None
     passed: bool | None  # the line's verdict or test result on this sample
     evidence: str  # the grader's reasons, or the test's failure message
+    quote: str | None = None  # grader.evidence: the grader's quote for the line
+    found: bool | None = None  # whether that quote is in the sample (None: no quote asked)
 
 
 def classifier_prompt(
@@ -155,16 +158,12 @@ class Triage:
         grader = self.engine.grader
         assert grader is not None
         rules = (self.engine.settings.grader_rules or DEFAULT_GRADER_RULES) + REASONS
-        reply, gerror = await self._text(
-            grader, grader_prompt(rules, sc.criteria, text), CallTag("grade", sc.id, n, WITH_SKILL, 1)
-        )
+        evidence = self.engine.settings.evidence
+        prompt = grader_prompt(rules, sc.criteria, text, evidence=evidence is not None)
+        reply, gerror = await self._text(grader, prompt, CallTag("grade", sc.id, n, WITH_SKILL, 1))
         if reply is None:
             return Sample(text, None, None, f"the grading failed: {gerror}")
-        try:
-            verdict: bool | None = parse_verdicts(reply, len(sc.criteria))[sc.criteria.index(f.line)]
-        except (Unparseable, ValueError):
-            verdict = None
-        return Sample(text, None, verdict, reasoning(reply))
+        return _graded(reply, text, sc.criteria, f.line, evidence)
 
     async def one(self, f: Failure) -> Triaged:
         model = self.models.get(f.model)
@@ -186,3 +185,17 @@ class Triage:
 
     async def all(self, todo: Sequence[Failure]) -> list[Triaged]:
         return list(await asyncio.gather(*(self.one(f) for f in todo)))
+
+
+def _graded(reply: str, text: str, criteria: Sequence[str], line: str, evidence: str | None) -> Sample:
+    """A sample's verdict on `line` from the grader's reply; with grader.evidence, its quote too."""
+    try:
+        i = criteria.index(line)
+        if evidence is None:
+            return Sample(text, None, parse_verdicts(reply, len(criteria))[i], reasoning(reply))
+        said, quotes = parse_with_evidence(reply, len(criteria))
+    except (Unparseable, ValueError):
+        return Sample(text, None, None, reasoning(reply))
+    found = quote_span(text, quotes[i]) is not None
+    passed = counted([said[i]], [found], evidence == "required")[0]
+    return Sample(text, None, passed, reasoning(reply), quotes[i], found)

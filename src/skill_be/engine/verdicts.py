@@ -71,3 +71,45 @@ def majority(gradings: Sequence[Sequence[bool]], n: int) -> Vote:
         if yes * 2 == len(gradings):
             ties.append(i + 1)
     return Vote(verdicts, ties)
+
+
+# --- evidence (grader.template: evidence, grader.evidence) -----------------------------------------
+
+_QUOTED = re.compile(r"[\"“”](.*)[\"“”]")  # the first to the last quote mark of a verdict line
+_NUMBER = re.compile(r"^[`*_#>|\-• \t]*(\d+)")
+
+
+def parse_with_evidence(reply: str, n: int) -> tuple[list[bool], list[str | None]]:
+    """The verdicts (read as `parse_verdicts` reads them) and, per criterion, the quote its line gives
+    (`<n>: YES "<quote>"`); None where a line has none. A quote is taken out before the verdicts are
+    read, so words such as "2: no" inside it cannot pass for a verdict."""
+    markers = list(_MARKER.finditer(reply))
+    if not markers:
+        raise Unparseable("no VERDICTS: line")
+    quotes: dict[int, str] = {}
+    cleaned: list[str] = []
+    for line in reply[markers[-1].end() :].split("\n"):
+        m = _QUOTED.search(line)
+        number = _NUMBER.match(line)
+        if m is not None and number is not None:
+            quotes.setdefault(int(number.group(1)), m.group(1).strip())
+            line = line[: m.start()] + line[m.end() :]
+        cleaned.append(line)
+    verdicts = parse_verdicts("VERDICTS:" + "\n".join(cleaned), n)
+    return verdicts, [quotes.get(k) or None for k in range(1, n + 1)]
+
+
+def quote_span(shown: str, quote: str | None) -> tuple[int, int] | None:
+    """Where `quote` occurs in what the judge was shown, whitespace and case folded; None when it is
+    not there ("evidence not found"), and for an empty quote."""
+    words = (quote or "").split()
+    if not words:
+        return None
+    m = re.search(r"\s+".join(re.escape(w) for w in words), shown, re.IGNORECASE)
+    return (m.start(), m.end()) if m else None
+
+
+def counted(said: Sequence[bool], found: Sequence[bool], required: bool) -> list[bool]:
+    """What a grading's verdicts count as: under `grader.evidence: required`, a YES without found
+    evidence is a NO; under `reported` they count as the judge said."""
+    return [v and (f or not required) for v, f in zip(said, found, strict=True)]

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from skill_be.engine.gate import percent
 from skill_be.reports.pr_comment import CheckView, ModelTable, ProblemView, Row, SkillView
-from skill_be.reports.strings import SCENARIO_REASON_PREFIXES
 
 if TYPE_CHECKING:
     from skill_be.results.result_file import ResultFile, Score
     from skill_be.results.summary_models import (
+        AcrossRow,
         CheckSummary,
         GateSummary,
         LineSummary,
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         SummaryModel,
         Tokens,
         UsageSummary,
+        WhyRecord,
     )
 
 _ARM_NAMES = {"baseline": "baseline", "withSkill": "with skill", "with-skill": "with skill", "with_skill": "with skill"}
@@ -111,17 +112,32 @@ def _blocking_from_gate(gate: GateSummary) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _blocking_from_reasons(reasons: Sequence[str], scenarios: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    """The result file keeps the gate's reasons as text; a reason about a scenario starts with the prefix
-    reports/strings.py gives it (`universal 0%: <scenario> — `, `regression: <scenario> / `). Others
-    (errors) have no scenario to point at."""
-    out: list[tuple[str, str]] = []
-    for r in reasons:
-        for sc in scenarios:
-            if any(r.startswith(prefix.format(scenario=sc)) for prefix in SCENARIO_REASON_PREFIXES):
-                out.append((sc, r))
-                break
-    return tuple(out)
+def _across_of(a: AcrossRow) -> dict[str, Any]:
+    """A row of the table across models as reports/across.py reads it (summary.json's keys)."""
+    loaded = {"agent": a.loaded.agent, "trigger": a.loaded.trigger}
+    effect = None if a.effect is None else {"estimate": a.effect.estimate, "low": a.effect.low, "high": a.effect.high}
+    return {
+        "model": a.model,
+        "required": a.required,
+        "loaded": loaded,
+        "baseline": {"passed": a.baseline.passed, "total": a.baseline.total},
+        "withSkill": {"passed": a.with_skill.passed, "total": a.with_skill.total},
+        "effect": effect,
+        "verdict": a.verdict,
+    }
+
+
+def _why_of(w: WhyRecord) -> dict[str, str]:
+    pairs = (("kind", w.kind), ("source", w.source), ("scenario", w.scenario), ("model", w.model), ("line", w.line))
+    return {k: v for k, v in pairs if v is not None}
+
+
+def _blocking_from_why(
+    reasons: Sequence[str], why: Sequence[Mapping[str, str]], scenarios: Sequence[str]
+) -> tuple[tuple[str, str], ...]:
+    """The result file keeps each reason's words and, beside them, its data (`why`, same order): a reason
+    about one of the scenarios points at it. Others (errors), and a file without `why`, point at none."""
+    return tuple((w["scenario"], r) for r, w in zip(reasons, why, strict=False) if w.get("scenario") in set(scenarios))
 
 
 def _n(passed: int, total: int) -> str:
@@ -219,6 +235,8 @@ def skills_from_summary(doc: SummaryModel, evals: Mapping[str, Path], workspace:
                 name=name,
                 ready=sk.ready,
                 reasons=tuple(sk.reasons),
+                why=tuple(_why_of(w) for w in sk.why or ()),
+                across=tuple(_across_of(a) for a in sk.across or ()),
                 tables=tables_from_summary(sk),
                 blocking=_blocking_from_gate(sk.gate),
                 eval_file=repo_path(str(eval_file), cwd, workspace) if eval_file else None,
@@ -250,10 +268,11 @@ def skills_from_result_file(
                 name=name,
                 ready=e.ready,
                 reasons=e.reasons,
+                why=e.why or (),
                 changed=changed.get(name, False),
                 recorded=e.date,
                 tables=tables_from_scores(e.scores),
-                blocking=_blocking_from_reasons(e.reasons, scenarios),
+                blocking=_blocking_from_why(e.reasons, e.why or (), scenarios),
                 eval_file=repo_path(str(eval_file), cwd, workspace) if eval_file else None,
                 scenario_lines=lines,
             )

@@ -1,5 +1,5 @@
 """The action's default previous arm: `run` on a pull request compares each skill with its version at
-the pull request's merge base with its base branch (`run --against`, commands/versus.py), unless the
+the pull request's merge base with its base branch (`run --against`, wiring/versus.py), unless the
 step's args or the config's `compare.against` name a commit themselves, or `previous-arm: false`.
 
 A sharded run has no previous arm (run refuses the pair), and a base that git cannot find is a
@@ -87,6 +87,7 @@ def _line(x: Mapping[str, Any]) -> LineChange:
         interval=interval,
         reps_to_decide=reps_to_decide_line(base, head) if base is not None and interval is not None else None,
         why=str(x.get("why", "")),
+        kind="test" if x.get("kind") == "test" else "criterion",
     )
 
 

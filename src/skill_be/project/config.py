@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -53,6 +53,7 @@ class GateConfig(NamedTuple):
     previous: str = "warn"  # block | warn | off: a critical scenario worse than at the base branch
     max_error_share: float = 0.5  # engine/health.py: more outputs than this share errored is ERROR
     error_verdict: bool = True  # False: the reference's behaviour, errors block (NOT READY), never ERROR
+    models: tuple[str, ...] = ()  # gate.models: the model labels that must hold; () every model (engine/across.py)
 
 
 class TypecheckConfig(NamedTuple):
@@ -135,8 +136,19 @@ class Config(NamedTuple):
     pricing: Mapping[str, Price] = MappingProxyType({})  # model id -> prices (validated by the config model)
     neighbours: tuple[Path, ...] | None = None  # trigger evals; None: every other skill of the project
     trigger_turns: int = DEFAULT_TRIGGER_TURNS
-    against: str | None = None  # compare.against: the previous arm's commit (commands/versus.py)
-    grader_template: str = "code"  # grader.template (issue 20): code (the reference's rules) | generic
+    against: str | None = None  # compare.against: the previous arm's commit (wiring/versus.py)
+    grader_template: str = "code"  # grader.template (issue 20): code (the reference's rules) | generic | evidence
+    # grader.evidence: None (no quotes asked), reported (quotes shown) or required (a YES without one is NO)
+    grader_evidence: str | None = None
+    grader_max_split: float = 0.2  # grader.maxSplitShare: a line whose gradings split on more answers is flagged
+    more_graders: tuple[AdapterEntry, ...] = ()  # `grader` as a list: the judges after the first
+    pairwise: bool = False  # compare.pairwise: a blind A/B of each rep's answers (engine/pairwise.py)
+    pairwise_gate: bool = False  # compare.pairwiseGate: it feeds the gate (commands/run.py pairwise_judge)
+
+    @property
+    def graders(self) -> tuple[AdapterEntry, ...]:
+        """Every judge: each answer is graded `gradings` times by each; the majority over all decides."""
+        return (self.grader, *self.more_graders)
 
 
 def load_config(path: Path) -> Config:
@@ -175,26 +187,52 @@ def load_config(path: Path) -> Config:
         kw["checks"] = _checks(d["checks"], root)
     if "codeTests" in d:
         kw["code_tests"] = _code_tests(d["codeTests"], root)
-    if isinstance(d.get("compare"), dict) and d["compare"].get("against"):
-        kw["against"] = str(d["compare"]["against"])
+    if isinstance(d.get("compare"), dict):
+        kw.update(_compare(d["compare"]))
     if "neighbours" in d:
         kw["neighbours"] = tuple(_resolve(root, p) for p in d["neighbours"])
     if "triggerTurns" in d:
         kw["trigger_turns"] = d["triggerTurns"]
     if d.get("triage", {}).get("model") is not None:
         kw["triage_model"] = _entry(d["triage"]["model"], top.key("triage").key("model"))
-    grader = _grader(d["grader"], top.key("grader"), kw)
+    grader = _graders(d["grader"], top.key("grader"), kw)
+    models = tuple(_entry(e, top.key("model").index(i) if many else top.key("model")) for i, e in enumerate(entries))
+    if "gate" in kw:
+        _known_models(kw["gate"], models, top.key("gate").key("models"))
     return Config(
         path=path,
         root=root,
         name=name,
         skills=_resolve(root, d["skills"]),
         evals=_resolve(root, d["evals"]),
-        models=tuple(_entry(e, top.key("model").index(i) if many else top.key("model")) for i, e in enumerate(entries)),
+        models=models,
         grader=grader,
         places=places,
         **kw,
     )
+
+
+def _compare(d: Mapping[str, Any]) -> dict[str, Any]:
+    """compare: the previous arm's commit (against) and the blind A/B (pairwise, pairwiseGate)."""
+    kw: dict[str, Any] = {}
+    if d.get("against"):
+        kw["against"] = str(d["against"])
+    if d.get("pairwise") or d.get("pairwiseGate"):
+        kw["pairwise"] = True  # pairwiseGate implies the comparison
+        kw["pairwise_gate"] = bool(d.get("pairwiseGate"))
+    return kw
+
+
+def _known_models(gate: GateConfig, models: Sequence[AdapterEntry], where: Where) -> None:
+    """gate.models names models under test by their labels (the id, or adapter:id when two share one)."""
+    ids = [e.id for e in models]
+    labels = [f"{e.adapter}:{e.id}" if ids.count(e.id) > 1 else e.id for e in models]
+    for i, name in enumerate(gate.models):
+        if name not in labels:
+            raise where.index(i).error(
+                f'"{name}" is not a model under test; name one of: {", ".join(labels)} (or leave gate.models out: '
+                "every model must hold)"
+            )
 
 
 def _model() -> type[BaseModel]:
@@ -216,21 +254,52 @@ def _entry(d: Mapping[str, Any], where: Where) -> AdapterEntry:
     return AdapterEntry(adapter=d["adapter"], id=settings["id"], settings=settings, where=where)
 
 
-GRADER_TEMPLATES = ("code", "generic")
+GRADER_TEMPLATES = ("code", "generic", "evidence")
+EVIDENCE_MODES = ("reported", "required")
+GRADER_KEYS = ("template", "evidence", "maxSplitShare")  # skill-be's keys of a grader entry, not the adapter's
 
 
 def _grader(d: Mapping[str, Any], where: Where, kw: dict[str, Any]) -> AdapterEntry:
-    """The grader entry; its `template` key is skill-be's (the grader's rules), not the adapter's."""
+    """The grader entry; its `template`, `evidence` and `maxSplitShare` keys are skill-be's (the
+    grader's rules, the quotes it gives, how often its gradings may split), not the adapter's."""
     entry = _entry(d, where)
-    if "template" not in entry.settings:
-        return entry
-    template = entry.settings["template"]
+    s = entry.settings
+    template = s.get("template", "code")
     if template not in GRADER_TEMPLATES:
         raise where.key("template").error(
-            f"must be code (the built-in rules for code) or generic (for skills not about code), not {template!r}"
+            "must be code (the built-in rules for code), generic (for skills not about code) or evidence "
+            f"(generic, with a quote per verdict), not {template!r}"
         )
-    kw["grader_template"] = template
-    return entry._replace(settings={k: v for k, v in entry.settings.items() if k != "template"})
+    if "template" in s:
+        kw["grader_template"] = template
+    evidence = s.get("evidence", "reported" if template == "evidence" else None)
+    if evidence is not None and evidence not in EVIDENCE_MODES:
+        raise where.key("evidence").error(
+            f"must be reported (quotes shown) or required (a YES without a found quote counts as NO), not {evidence!r}"
+        )
+    kw["grader_evidence"] = evidence
+    if "maxSplitShare" in s:
+        share = s["maxSplitShare"]
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+            raise where.key("maxSplitShare").error(f"must be a share from 0 to 1, such as 0.2, not {share!r}")
+        kw["grader_max_split"] = float(share)
+    return entry._replace(settings={k: v for k, v in s.items() if k not in GRADER_KEYS})
+
+
+def _graders(d: Mapping[str, Any] | list[Mapping[str, Any]], where: Where, kw: dict[str, Any]) -> AdapterEntry:
+    """The first judge (with skill-be's grader keys); `grader` as a list puts the others in kw."""
+    if not isinstance(d, list):
+        return _grader(d, where, kw)
+    kw["more_graders"] = tuple(_more_grader(j, where.index(i)) for i, j in enumerate(d) if i)
+    return _grader(d[0], where.index(0), kw)
+
+
+def _more_grader(d: Mapping[str, Any], where: Where) -> AdapterEntry:
+    """A second (third, ...) judge: an adapter entry; skill-be's grader keys go on the first one."""
+    mine = [k for k in GRADER_KEYS if k in d]
+    if mine:
+        raise where.key(mine[0]).error("goes on the first grader entry, which sets it for every judge")
+    return _entry(d, where)
 
 
 def _gate(d: Mapping[str, Any]) -> GateConfig:
@@ -248,6 +317,8 @@ def _gate(d: Mapping[str, Any]) -> GateConfig:
         kw["min_delta"] = float(d["minDelta"])
     if "maxErrorShare" in d:
         kw["max_error_share"] = float(d["maxErrorShare"])
+    if d.get("models"):
+        kw["models"] = tuple(str(m) for m in d["models"])
     return GateConfig(**kw)
 
 

@@ -53,6 +53,10 @@ def deciding_settings(config: Config, code_tests: bool, graded: bool, triggers: 
         out["graderPrompt"] = config.grader_prompt
         if config.grader_template != "code":  # the default leaves older fingerprints as they were
             out["graderTemplate"] = config.grader_template
+        if config.grader_evidence is not None:  # the quotes asked for, and whether a YES needs one
+            out["graderEvidence"] = config.grader_evidence
+    if graded and config.pairwise_gate:  # the blind A/B decides the verdict only when it feeds the gate
+        out["comparePairwiseGate"] = True
     if triggers and config.trigger_turns != DEFAULT_TRIGGER_TURNS:  # the neighbours are fingerprinted as files
         out["triggerTurns"] = config.trigger_turns
     if code_tests:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from skill_be.project.agent_models import AgentScenario
     from skill_be.project.attachments import Attachment
+    from skill_be.project.references import Reference
 
 __all__ = [
     "JS_RESERVED",
@@ -47,6 +48,7 @@ class Scenario(NamedTuple):
     graded: bool = True  # False: `graded: false`, run for review with no line (engine/gate.py Gate.ungraded)
     attachments: tuple[Attachment, ...] = ()  # files the model gets as content (project/attachments.py)
     language: str = DEFAULT_LANGUAGE  # of the answer's code and the tests: `output.language` (rules.LANGUAGES)
+    references: tuple[Reference, ...] = ()  # answers with known results (project/references.py)
 
     @property
     def scored(self) -> tuple[str, ...]:
@@ -133,6 +135,8 @@ def eval_from(data: object, path: Path, places: Places, root: Path | None = None
         from skill_be.project.agent_world import check_world
 
         check_world(scenarios, d, name, places, root or path.parent)
+    if any(s.get("references") for s in d["scenarios"]):
+        scenarios = _with_references(scenarios, d, name, places, root or path.parent, path.parent)
     triggers, bad, why = read_triggers(d.get("triggers"))
     if bad is not None:
         from skill_be.project.validation import at_place
@@ -225,4 +229,28 @@ def _with_attachments(
         if agent is not None:  # the workspace gets each file under its name
             agent = replace(agent, sources=(*agent.sources, *names))
         out.append(sc._replace(attachments=tuple(read), agent=agent))
+    return tuple(out)
+
+
+def _with_references(
+    scenarios: Sequence[Scenario], data: Mapping[str, Any], name: str, places: Places, root: Path, base: Path
+) -> tuple[Scenario, ...]:
+    """The scenarios with their `references` read (project/references.py); an agent scenario's are
+    refused for now, one line with its place."""
+    from skill_be.project.references import read_references
+    from skill_be.project.validation import at_place
+
+    out = []
+    for i, (sc, raw) in enumerate(zip(scenarios, data["scenarios"], strict=True)):
+        refs = raw.get("references") or ()
+        if refs and sc.agent is not None:
+            raise ConfigError(
+                f'{at_place(name, places.find(["scenarios", i, "references"]))}: scenarios[{i}] (id "{sc.id}").'
+                "references is not supported yet in agent scenarios (skill-be checks it, but no command runs it); "
+                "remove it to run this file"
+            )
+        read = (
+            read_references(refs, sc.scored, name, places, ["scenarios", i, "references"], base, root) if refs else ()
+        )
+        out.append(sc._replace(references=read))
     return tuple(out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from skill_be.errors import ConfigError
+from skill_be.project.characters import refuse_bad_characters
 
 
 class _Duplicate(Exception):
@@ -23,9 +24,10 @@ def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
 
 
 def load_json(text: str, name: str, fix: str = "fix the syntax there") -> object:
-    """Parse JSON; `name:L:C: invalid JSON (...); <fix>` when it is not valid."""
+    """Parse JSON; `name:L:C: invalid JSON (...); <fix>` when it is not valid, or when a key or value holds
+    a character no file or path can carry (project/characters.py)."""
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates)
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as e:
         raise ConfigError(f"{name}:{e.lineno}:{e.colno}: invalid JSON ({e.msg}); {fix}") from None
     except _Duplicate as e:
@@ -33,6 +35,8 @@ def load_json(text: str, name: str, fix: str = "fix the syntax there") -> object
         raise ConfigError(f'{name}{at}: key "{e.key}" is written twice in one object; keep one of them') from None
     except RecursionError:
         raise ConfigError(f"{name}: invalid JSON (nested too deeply); {fix}") from None
+    refuse_bad_characters(data, text, name, "json")
+    return data
 
 
 def _second(text: str, key: str) -> str:

@@ -46,6 +46,7 @@ from skill_be.project.fields import (
     choice,
     fail,
 )
+from skill_be.project.references import VERDICTS
 from skill_be.project.rules import (
     DEFAULT_RESULT_FILE,
     DEFAULT_RESULTS,
@@ -162,6 +163,10 @@ class GateModel(Strict):
         json_schema_extra={"minimum": 0, "maximum": 1},
     )
     error_verdict: Flag = Field(True, alias="errorVerdict")
+    models: TextList | None = Field(
+        None,
+        description="the model labels the skill must hold on (engine/across.py); absent: every model under test",
+    )
 
     @field_validator("max_error_share")
     @classmethod
@@ -256,6 +261,14 @@ class TriageModel(Strict):
 
 
 class CompareModel(Strict):
+    pairwise: Flag = Field(
+        False, description="a blind A/B per rep: the judge says which answer meets each criterion better"
+    )
+    pairwise_gate: Flag = Field(
+        False,
+        alias="pairwiseGate",
+        description="the blind A/B feeds the gate: it blocks when the judge surely prefers the baseline's answers",
+    )
     against: Text | None = Field(
         None,
         description="a git commit, branch or tag: each run adds the `previous` arm, the skills as they were "
@@ -292,7 +305,7 @@ class ConfigModel(Strict):
     skills: Text = Field(description=REQUIRED["skills"])
     evals: Text = Field(description=REQUIRED["evals"])
     model: Models = Field(description=REQUIRED["model"])
-    grader: AdapterEntryModel = Field(description=REQUIRED["grader"])
+    grader: Models = Field(description=REQUIRED["grader"])  # a list: each answer graded by every judge
     reps: PositiveInt() = 3  # type: ignore[valid-type]
     gradings: PositiveInt() = 3  # type: ignore[valid-type]
     concurrency: PositiveInt() = 4  # type: ignore[valid-type]
@@ -397,6 +410,23 @@ Output = Annotated[
 ]
 
 
+class ReferenceModel(Strict):
+    """One reference answer and what each line must give on it."""
+
+    comment_: AnyText | None = Field(None, alias="$comment", description="a note for people; ignored")
+    answer: AnyText | None = Field(None, description="the answer's text")
+    file: Text | None = Field(None, description="a file beside the eval file that holds the answer")
+    expect: Annotated[dict[str, choice(VERDICTS, "verdict")], Field(min_length=1)] = Field(  # type: ignore[valid-type]
+        description='each line (a criterion\'s text or its 1-based number, an assertion, "[test] <name>") -> YES or NO'
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ReferenceModel:
+        if (self.answer is None) == (self.file is None):
+            fail('needs "answer" (the text) or "file" (a file beside the eval file), exactly one of them')
+        return self
+
+
 # `graded: false`: a scenario run for review (its answers kept), with nothing that grades it.
 UNGRADED: dict[str, Any] = {"required": ["graded"], "properties": {"graded": {"const": False}}}
 GRADED_BY: list[Any] = [{"required": [k]} for k in ("criteria", "output", "assertions", "checks", "expect", "budget")]
@@ -456,6 +486,9 @@ class ScenarioModel(Strict):
         None,
         alias="expectedOutput",
         description="what a good answer looks like: context for the judge, not a criterion",
+    )
+    references: Annotated[list[ReferenceModel], Field(min_length=1)] | None = Field(
+        None, description="answers whose result on each line is known: skill-be check --graders grades them"
     )
 
     @field_validator("id")

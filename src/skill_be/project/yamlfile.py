@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from skill_be.errors import ConfigError
+from skill_be.project.characters import refuse_bad_characters
 
 _Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -46,7 +47,7 @@ def load_yaml(text: str, name: str, *, first_line: int = 1, part: str = "") -> o
     piece of the file, such as a SKILL.md's front matter, that starts at `first_line`)."""
     after = f" {part}:" if part else ""
     try:
-        return yaml.load(text, Loader=_StrictLoader)
+        data = yaml.load(text, Loader=_StrictLoader)
     except _Duplicate as e:
         mark = e.problem_mark
         at = f":{mark.line + first_line}:{mark.column + 1}" if mark else ""
@@ -69,6 +70,8 @@ def load_yaml(text: str, name: str, *, first_line: int = 1, part: str = "") -> o
     except yaml.YAMLError as e:
         one_line = " ".join(str(e).split())
         raise ConfigError(f"{name}:{after} invalid YAML ({one_line}); fix the syntax") from None
+    refuse_bad_characters(data, text, name, "yaml", first_line)
+    return data
 
 
 def _explain(e: yaml.MarkedYAMLError, text: str) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from skill_be.engine.gate import signed_pp as pp
 from skill_be.reports import strings
+from skill_be.reports.gate import rule_text
 from skill_be.reports.pr_changes import NOISE_WORDS, effect_text, marker, usage_line
 from skill_be.reports.quote import plain
 from skill_be.results.compare import (
@@ -97,6 +98,6 @@ def rule_lines(outcomes: Mapping[str, RuleOutcome]) -> list[str]:
     """What `gate.previous` and `gate.minDelta` decided, per skill: what blocks, what only warns."""
     out: list[str] = []
     for name, o in outcomes.items():
-        out += [f"  {plain(name)}: blocks: {plain(r)}" for r in o.blocks]
-        out += [f"  {plain(name)}: warning: {plain(w)} (gate.previous: warn)" for w in o.warnings]
+        out += [f"  {plain(name)}: blocks: {plain(rule_text(r))}" for r in o.blocks]
+        out += [f"  {plain(name)}: warning: {plain(rule_text(w))} (gate.previous: warn)" for w in o.warnings]
     return ["Gate rules against the base:", *out] if out else []

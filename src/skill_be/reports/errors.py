@@ -20,7 +20,7 @@ def error_report(report: str, health: Health) -> str:
     # a gate reason drawn from what was not measured (0% everywhere, say) is no finding about the skill
     lines = [line for line in report.split("\n") if not line.startswith("- **BLOCKED**")]
     for i in range(len(lines) - 1, -1, -1):
-        if lines[i] in (s.NOT_READY_LINE, s.READY_LINE):
+        if lines[i] in (s.NOT_READY_LINE, s.READY_LINE, s.READY_LINE_ZERO_SEEN):
             lines[i] = ERROR_VERDICT.format(why=health.why)
             break
     return "\n".join([ERROR_HEAD.format(cause=health.cause), "", *lines])

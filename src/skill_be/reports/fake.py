@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from skill_be.reports import strings as s
 
-REASON_PREFIX = "fake run:"
-BLOCK = (
-    f"{REASON_PREFIX} the answers and gradings are canned (adapter fake), so nothing here measures the skill; "
+BLOCK = (  # the gate's reason (engine/gate.py FakeRun) in words
+    "fake run: the answers and gradings are canned (adapter fake), so nothing here measures the skill; "
     "set the model's key and run without --fake"
 )
 REPORT_LINE = (

@@ -3,13 +3,28 @@ reasons the result file and summary.json record."""
 
 from __future__ import annotations
 
-from skill_be.engine.gate import EvidenceBlock, Gate, Inconclusive
+from skill_be.engine.gate import (
+    BaselinePreferred,
+    EvidenceBlock,
+    FakeRun,
+    Gate,
+    Inconclusive,
+    LineScore,
+    NotHeldOn,
+    RuleReason,
+    ShortOfMinDelta,
+    WorseThanPrevious,
+    rule_key,
+)
 from skill_be.engine.gate import signed_pp as pp  # a fraction as signed whole points: 0.123 -> +12
+from skill_be.engine.reasons import ZERO, ErrorCount, Reason, reasons
 from skill_be.engine.stats import REPS_CAP, Interval
+from skill_be.engine.trigger_scores import TriggerCheck
 from skill_be.reports import fake
 from skill_be.reports import strings as s
+from skill_be.reports.pairwise import block_text
 from skill_be.reports.quote import md_text, one_line
-from skill_be.reports.triggers import trigger_bullets, trigger_reasons
+from skill_be.reports.triggers import check_line, trigger_bullets
 
 
 def _id(text: str) -> str:
@@ -19,6 +34,13 @@ def _id(text: str) -> str:
 
 def reps_text(reps: int) -> str:
     return f"more than {REPS_CAP}" if reps > REPS_CAP else str(reps)
+
+
+def decide_text(have: int, reps: int, top_up: bool = False, what: str = "") -> str:
+    """What a reader must do when `have` reps per arm cannot decide and about `reps` would."""
+    if reps > REPS_CAP:
+        return s.CANNOT_TELL_FAR.format(have=have, what=what, cap=REPS_CAP)
+    return s.CANNOT_TELL.format(have=have, what=what, reps=reps, top_up=s.TOP_UP_TOO if top_up else "")
 
 
 def level_text(level: float) -> str:
@@ -53,24 +75,38 @@ def release_gate_section(gate: Gate) -> list[str]:
                 have = min(note.score.baseline_total, note.score.with_skill_total)
                 low, high = pp(note.interval.low), pp(note.interval.high)
                 bullets.append(
-                    s.NOISE_NOTE.format(low=low, high=high, reps=reps_text(note.reps), have=have)
+                    s.NOISE_NOTE.format(low=low, high=high, decide=decide_text(have, note.reps))
                     if note.reps > have
                     else s.NOISE_NOTE_NEVER.format(low=low, high=high)
                 )
     if gate.nothing_graded:
         bullets.append(s.BLOCKED_NOT_GRADED.format(scenarios=_id(", ".join(gate.ungraded))))
     bullets += trigger_bullets(gate.trigger)  # reports/triggers.py
-    bullets += [f"- **BLOCKED** ({_rule_of(r)}): {md_text(r)}" for r in gate.rules.blocks]
-    bullets += [f"- Warning ({_rule_of(r)}): {md_text(r)}" for r in gate.rules.warnings]
+    bullets += [f"- **BLOCKED** ({rule_key(r)}): {md_text(rule_text(r))}" for r in gate.rules.blocks]
+    bullets += [f"- Warning ({rule_key(r)}): {md_text(rule_text(r))}" for r in gate.rules.warnings]
     extra = _rule_lines(gate)
     if gate.ready:
+        bullets += _zero_seen_lines(gate)
         out += [*bullets, ""] if bullets else []
         out += [*extra, ""] if extra else []
-        out.append(s.READY_LINE)
+        out.append(s.READY_LINE_ZERO_SEEN if gate.zero_seen else s.READY_LINE)
     else:
         out += [*bullets, ""]
         out += [*extra, ""] if extra else []
         out.append(s.NOT_READY_LINE)
+    return out
+
+
+def _zero_seen_lines(gate: Gate) -> list[str]:
+    out = []
+    threshold = round(gate.levels.zero_threshold * 100)
+    for z in gate.zero_seen:
+        sc, line = _id(z.scenario), md_text(z.line)
+        if z.reps is None:
+            out.append(s.ZERO_SEEN_OFF.format(scenario=sc, line=line))
+        else:
+            decide = decide_text(z.have, z.reps, what=f" it from {threshold}%")
+            out.append(s.ZERO_SEEN.format(scenario=sc, line=line, decide=decide))
     return out
 
 
@@ -118,8 +154,7 @@ def _inconclusive_line(gate: Gate, i: Inconclusive) -> str:
         low=pp(i.interval.low),
         high=pp(i.interval.high),
         margin=_num(gate.levels.margin),
-        reps=reps_text(i.reps),
-        have=i.have,
+        decide=decide_text(i.have, i.reps, top_up=True),
         effect=s.INCONCLUSIVE_BLOCKS if gate.inconclusive_blocks else s.INCONCLUSIVE_PASSES,
     )
 
@@ -161,45 +196,91 @@ def interval_text(iv: Interval) -> str:
 
 
 def gate_reasons(gate: Gate) -> list[str]:
-    """The blocking reasons in plain words, for the result file and summary.json."""
-    out: list[str] = []
-    if gate.errors and gate.error_blocks:
-        what = (
-            "error(s): outputs not generated or graded, or code tests not run"
-            if gate.has_tests
-            else ("output(s) could not be generated or graded")
-        )
-        out.append(f"{gate.errors} {what}")
-    # Plain records (the result file, summary.json, the terminal): a test's name stays on one line.
-    out += [s.REASON_ZERO.format(scenario=sc, line=one_line(line)) for sc, line in gate.zero]
-    out += [
-        s.REASON_REGRESSION.format(
-            scenario=r.scenario,
-            model=r.model,
-            line=one_line(r.line),
-            baseline=r.baseline,
-            with_skill=r.with_skill,
-            delta=s.signed(r.delta),
-        )
-        for r in gate.regressions
-    ]
-    for b in gate.blocks:
-        what = "the scenario's mean delta" if b.line is None else f'"{one_line(b.line)}"'
-        out.append(f"regression (evidence): {b.scenario} / {b.model} — {what}: {pp(b.interval.estimate)}pp, below 0")
-    if gate.inconclusive_blocks:
-        for i in gate.inconclusive:
-            what = "the scenario's mean delta" if i.line is None else f'"{one_line(i.line)}"'
-            out.append(
-                f"inconclusive: {i.scenario} / {i.model} — {what}: {interval_text(i.interval)}; "
-                f"about {reps_text(i.reps)} reps per arm would decide it"
-            )
-    if gate.nothing_graded:
-        out.append(s.REASON_NOT_GRADED.format(scenarios=", ".join(gate.ungraded)))
-    return out + trigger_reasons(gate.trigger) + list(gate.rules.blocks)
+    """The blocking reasons in plain words, for the result file and summary.json (engine/reasons.py
+    gives them, in this order)."""
+    return [reason_text(r) for r in reasons(gate)]
 
 
-def _rule_of(reason: str) -> str:
-    """The config key behind a rule's reason (engine/gate.py Rules), or the fake run's adapter."""
-    if reason.startswith(fake.REASON_PREFIX):
-        return "adapter fake"
-    return "gate.minDelta" if reason.startswith("min delta:") else "gate.previous"
+def recorded_reasons(gate: Gate) -> list[dict[str, str]]:
+    """The blocking reasons as summary.json and the result file record them beside their words
+    (`why`): kind, source and where each points; readers decide from these, never from the words."""
+    return [r.to_json() for r in reasons(gate)]
+
+
+def reason_text(r: Reason) -> str:
+    """One reason in plain words (a test's name stays on one line)."""
+    d = r.detail
+    if isinstance(d, ErrorCount):
+        return _errors_text(d)
+    if r.kind == ZERO and r.scenario is not None and r.line is not None:
+        return s.REASON_ZERO.format(scenario=r.scenario, line=one_line(r.line))
+    if isinstance(d, LineScore):
+        return s.REASON_REGRESSION.format(
+            scenario=d.scenario,
+            model=d.model,
+            line=one_line(d.line),
+            baseline=d.baseline,
+            with_skill=d.with_skill,
+            delta=s.signed(d.delta),
+        )
+    if isinstance(d, EvidenceBlock):
+        what = "the scenario's mean delta" if d.line is None else f'"{one_line(d.line)}"'
+        return f"regression (evidence): {d.scenario} / {d.model} — {what}: {pp(d.interval.estimate)}pp, below 0"
+    if isinstance(d, Inconclusive):
+        what = "the scenario's mean delta" if d.line is None else f'"{one_line(d.line)}"'
+        decide = decide_text(d.have, d.reps, top_up=True)
+        return f"inconclusive: {d.scenario} / {d.model} — {what}: {interval_text(d.interval)}; {decide}"
+    if isinstance(d, TriggerCheck):
+        return check_line(d)
+    if isinstance(d, (ShortOfMinDelta, WorseThanPrevious, NotHeldOn, BaselinePreferred, FakeRun)):
+        return rule_text(d)
+    assert isinstance(d, tuple)  # NOT_GRADED: the scenarios
+    return s.REASON_NOT_GRADED.format(scenarios=", ".join(d))
+
+
+def _errors_text(e: ErrorCount) -> str:
+    if e.triggers:
+        return f"{e.n} trigger call(s) failed"
+    what = (
+        "error(s): outputs not generated or graded, or code tests not run"
+        if e.has_tests
+        else ("output(s) could not be generated or graded")
+    )
+    return f"{e.n} {what}"
+
+
+def rule_text(r: RuleReason) -> str:
+    """A gate.minDelta, gate.previous or gate.models reason in plain words."""
+    if isinstance(r, NotHeldOn):
+        return s.REASON_MODEL.format(model=r.model)
+    if isinstance(r, BaselinePreferred):
+        return block_text(r)
+    if isinstance(r, FakeRun):
+        return fake.BLOCK
+    if isinstance(r, ShortOfMinDelta):
+        if r.effect is None:
+            return f"min delta: no scored line to measure the overall effect against {r.min_delta:g}pp"
+        e = r.effect
+        what = "its 95% lower bound" if r.rule == "evidence" else "it"
+        return (
+            f"min delta: the overall effect over no skill is {pp(e.estimate)}pp "
+            f"({pp(e.low)} to {pp(e.high)}); {what} must reach {r.min_delta:g}pp (gate.minDelta)"
+        )
+    if r.line is not None and r.base is not None and r.head is not None:
+        return (
+            f'worse than {r.against}: {r.scenario} / {r.model} — "{r.line}": '
+            f"{_rate(r.base)}% → {_rate(r.head)}% ({pp(_rate_f(r.head) - _rate_f(r.base))}pp)"
+        )
+    iv = r.interval or Interval(0.0, 0.0, 0.0)
+    return (
+        f"worse than {r.against} (evidence): {r.scenario} / {r.model} — the scenario's mean change "
+        f"{pp(iv.estimate)}pp ({pp(iv.low)} to {pp(iv.high)}) is below 0"
+    )
+
+
+def _rate_f(counts: tuple[int, int]) -> float:
+    return counts[0] / counts[1] if counts[1] else 0.0
+
+
+def _rate(counts: tuple[int, int]) -> int:
+    return round(100 * _rate_f(counts))

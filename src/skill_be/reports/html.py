@@ -9,8 +9,12 @@ from typing import TYPE_CHECKING, Any
 from skill_be import __version__
 from skill_be.engine.stats import wilson
 from skill_be.reports import strings
+from skill_be.reports.across import across_cells
 from skill_be.reports.agent import agent_view
+from skill_be.reports.evidence import evidence_view
 from skill_be.reports.fake import PAGE_BANNER
+from skill_be.reports.judge import html_notes, html_splits
+from skill_be.reports.pairwise import html_preference
 from skill_be.reports.pr_changes import marker
 from skill_be.reports.quote import html_text, one_line
 from skill_be.results.compare import COMPARED, Comparison
@@ -79,6 +83,7 @@ def _skill(
 ) -> dict[str, Any]:
     """One skill of summary.json as the template shows it: each output with its answer and replies."""
     scenarios = []
+    splits = html_splits(s.get("judge"))
     for sc in s["scenarios"]:
         models = []
         for label, m in sc["models"].items():
@@ -88,13 +93,33 @@ def _skill(
                 got = replies.get(key, [])
                 gradings = [{**g, "reply": got[i] if i < len(got) else ""} for i, g in enumerate(o["gradings"])]
                 agent = agent_view(o, name, sc["id"], label)  # reports/agent.py: agent scenarios
-                outputs.append({**o, "text": texts.get(key), "gradings": gradings, "agent": agent})
+                evidence = _marked(evidence_view(sc["criteria"], o, texts.get(key)))  # reports/evidence.py
+                outputs.append(
+                    {**o, "text": texts.get(key), "gradings": gradings, "agent": agent, "evidence": evidence}
+                )
             lines = [
-                {**line, **_bars(line), "vsBase": _vs_base(base, name, sc["id"], label, line)} for line in m["lines"]
+                {
+                    **line,
+                    **_bars(line),
+                    "vsBase": _vs_base(base, name, sc["id"], label, line),
+                    "judgeSplit": splits.get((sc["id"], label, line["line"])),  # reports/judge.py
+                }
+                for line in m["lines"]
             ]
             models.append({"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))})
         scenarios.append({**sc, "models": models})
-    return {"name": name, **s, "scenarios": scenarios, "moved": _moved(s.get("effect")), "why": _why(s)}
+    rows, note = across_cells(s.get("across") or ())  # reports/across.py: several models, a row each
+    prefers = html_preference(s.get("pairwise"))  # reports/pairwise.py
+    return {
+        "name": name,
+        **s,
+        "scenarios": scenarios,
+        "moved": _moved(s.get("effect")),
+        "why": _why(s),
+        "across_rows": rows,
+        "across_note": note,
+        "prefers": prefers,
+    }
 
 
 def _vs_base(base: Comparison | None, skill: str, scenario: str, model: str, line: Mapping[str, Any]) -> Any:
@@ -111,6 +136,15 @@ def _vs_base(base: Comparison | None, skill: str, scenario: str, model: str, lin
     before = round(100 * x.base[0] / x.base[1]) if x.base[1] else 0
     text = f"{before}% → {line['withSkill']}%, {100 * iv.estimate:+.0f}pp [{100 * iv.low:+.0f}, {100 * iv.high:+.0f}]"
     return {"mark": marker(iv), "text": text}
+
+
+def _marked(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The evidence view with its answer as markup: escaped by reports/evidence.py `marked`, quotes in <mark>."""
+    import markupsafe
+
+    if view is None or view["marked"] is None:
+        return view
+    return {**view, "marked": markupsafe.Markup(view["marked"])}  # escaped piece by piece
 
 
 def _quoted(text: object) -> Any:
@@ -180,6 +214,7 @@ def _moved(effect: Mapping[str, Any] | None) -> dict[str, Any] | None:
 def _why(s: Mapping[str, Any]) -> list[dict[str, str]]:
     """The verdict's reasons: what blocks, then what the gate noted without blocking."""
     out = [{"kind": "block", "text": r} for r in s.get("reasons", [])]
+    out += html_notes(s.get("judge"))  # the judge's own noise (reports/judge.py)
     gate = s.get("gate", {})
     for n in gate.get("noise", []):
         iv = n["interval"]

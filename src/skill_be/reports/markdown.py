@@ -13,8 +13,12 @@ from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS
 from skill_be.reports import strings as s
+from skill_be.reports.across import across_section
 from skill_be.reports.agent import AGENT_NOTE, agent_lines
+from skill_be.reports.evidence import evidence_lines
 from skill_be.reports.gate import release_gate_section
+from skill_be.reports.judge import agreement_line, split_lines
+from skill_be.reports.pairwise import pairwise_lines
 from skill_be.reports.quote import md_text
 from skill_be.reports.triggers import trigger_section
 
@@ -28,11 +32,14 @@ class Header:
     gradings: int
     grader: str  # the grader's id
     grader_adapter: str
+    judges: Sequence[str] = ()  # `grader` as a list: every judge's label
 
 
 def grading_line(h: Header, graded: bool) -> str:
     if not graded:
         return s.GRADING_NONE
+    if len(h.judges) > 1:
+        return f"Grading: majority of {h.gradings} calls of each judge ({', '.join(h.judges)}) per output."
     return f"Grading: majority of {h.gradings} {h.grader} calls per output (via {h.grader_adapter})."
 
 
@@ -61,6 +68,7 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
                 out.append(s.TABLE_HEAD)
             out += [f"| {_cell(x.line)} | {x.baseline}% | {x.with_skill}% | {s.signed(x.delta)}pp |" for x in scores]
             out += interval_lines(run.gate, sc.id, label, scores)
+            out += split_lines(run.judge, sc.id, label)  # the judge's own noise (reports/judge.py)
             out += agent_lines(outputs)  # agent scenarios (reports/agent.py); nothing for one-shot
             tokens = token_line(outputs)
             # Errors and notes may carry the answer's own text (a test's message, a runner's fatal
@@ -72,6 +80,7 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
             if tokens:
                 out.append(tokens)
             out += notes
+            out += evidence_lines(sc.criteria, outputs)  # grader.evidence (reports/evidence.py)
     fx = run.gate.effects
     if fx is not None and fx.scenarios:
         iv = fx.overall
@@ -84,8 +93,13 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
         ]
         why = overall_why(fx)  # hook: issue 20, nested labels say why they differ
         out += [f"Why: {why}."] if why else []
+    out += ["", *agreement_line(run.judge)] if run.judge is not None else []
+    delta = fx.overall.estimate if fx is not None and fx.scenarios else None
+    out += ["", *pairwise_lines(run.pairwise, delta)] if run.pairwise is not None else []  # reports/pairwise.py
     out += trigger_section(run.gate.trigger) if run.gate.trigger is not None else []  # reports/triggers.py
     out += ["", *extra] if extra else []
+    table = across_section(run.gate.across)  # several models: one row each (reports/across.py)
+    out += ["", *table] if table else []
     out += ["", "---", "", *release_gate_section(run.gate), ""]
     return "\n".join(out)
 

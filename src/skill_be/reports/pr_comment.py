@@ -7,10 +7,12 @@ committed result file; this module never reads a file.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from skill_be.engine.gate import signed_pp as pp
+from skill_be.engine.reasons import PREVIOUS
 from skill_be.reports import pr_changes
+from skill_be.reports.across import across_cells, across_head, table_row
 from skill_be.reports.quote import html_text, md_code, md_fence, md_text, one_line
 from skill_be.reports.strings import signed
 from skill_be.results.compare import Comparison, SkillChange, reps_text
@@ -40,6 +42,8 @@ class SkillView(NamedTuple):
     name: str
     ready: bool | None  # None: no verdict recorded
     reasons: tuple[str, ...] = ()
+    why: tuple[Mapping[str, str], ...] = ()  # the reasons as data (engine/reasons.py), in their order
+    across: tuple[Mapping[str, Any], ...] = ()  # several models: summary.json's `across` rows (reports/across.py)
     changed: bool = False  # verify: its files changed since its recorded run
     recorded: str = ""  # verify: the date of the recorded run
     tables: tuple[ModelTable, ...] = ()
@@ -128,6 +132,8 @@ def render(view: GateView) -> str:
         out += [f"Comparison with the base: {md_text(c.note)}.", ""]
     if view.skills:
         out += [*_verdict_table(view), ""]
+    for s in view.skills:
+        out += _across(s)
     if view.warnings:
         out += ["**Warnings**", "", *(f"- {_cell(w)}" for w in view.warnings), ""]
     facts = _facts(view)
@@ -141,6 +147,15 @@ def render(view: GateView) -> str:
         out += ["**Output**", "", *md_fence(view.log), ""]
     out.append(footer(view))
     return "\n".join(out) + "\n"
+
+
+def _across(s: SkillView) -> list[str]:
+    """One table per skill run on several models: a row per model (reports/across.py)."""
+    if not s.across:
+        return []
+    _, note = across_cells(s.across)
+    rows = [table_row(r, _cell) for r in s.across]
+    return [f"**{_cell(s.name)} across models**", "", across_head(), *rows, "", note, ""]
 
 
 def _change_of(view: GateView, name: str) -> SkillChange | None:
@@ -168,7 +183,7 @@ def _verdict_table(view: GateView) -> list[str]:
     else:
         out = ["| Skill | Verdict | Why it blocks |", "| --- | --- | --- |"]
     for s in view.skills:
-        why = "<br>".join(_reason(view, s, r) for r in s.reasons) if s.ready is False else ""
+        why = "<br>".join(_reason(view, s, i) for i in range(len(s.reasons))) if s.ready is False else ""
         if verify:
             since = "**changed**: run it again" if s.changed else f"unchanged ({s.recorded})".replace(" ()", "")
             out.append(f"| {_cell(s.name)} | {_verdict(s)} | {since} | {why} |")
@@ -177,20 +192,25 @@ def _verdict_table(view: GateView) -> list[str]:
     return out
 
 
-def _reason(view: GateView, s: SkillView, reason: str) -> str:
-    """A blocking reason, with the noise note where its line's interval holds 0: the change against
-    the base for a `gate.previous` reason, the delta against no skill for the others."""
-    text = _cell(reason)
+def _reason(view: GateView, s: SkillView, i: int) -> str:
+    """The i-th blocking reason, with the noise note where its line's interval holds 0: the change
+    against the base for a `gate.previous` reason, the delta against no skill for the others. Which
+    line it is about comes from the reason's data (`why`), never from its words."""
+    text = _cell(s.reasons[i])
+    why = s.why[i] if i < len(s.why) else {}
+    where = (why.get("scenario"), why.get("model"), why.get("line"))
+    if None in where:
+        return text
     change = _change_of(view, s.name)
-    if reason.startswith("worse than the base") and change is not None:
-        for x in change.lines:
-            if f'"{x.line}"' in reason and x.scenario in reason and x.interval and x.interval.contains(0.0):
+    if why.get("kind") == PREVIOUS:
+        for x in change.lines if change is not None else ():
+            if (x.scenario, x.model, x.line) == where and x.interval and x.interval.contains(0.0):
                 more = f"; about {reps_text(x.reps_to_decide)} reps per arm would decide it" if x.reps_to_decide else ""
                 return f"{text} ({pr_changes.NOISE_WORDS}: {pp(x.interval.low)} to {pp(x.interval.high)}pp{more})"
         return text
     for t in s.tables:
         for r in t.rows:
-            if f'"{r.line}"' not in reason or r.scenario not in reason or t.model not in reason:
+            if (r.scenario, t.model, r.line) != where:
                 continue
             found = pr_changes.row_interval(r.baseline_n, r.with_skill_n)
             if found is None or not found[0].contains(0.0):

@@ -51,6 +51,7 @@ def previous_json(change: SkillChange, c: Comparison, made: int, reused: int) ->
                 "model": x.model,
                 "scenario": x.scenario,
                 "line": x.line,
+                "kind": x.kind,
                 "critical": x.critical,
                 "status": x.status,
                 "baseline": {"passed": x.baseline[0], "total": x.baseline[1]},

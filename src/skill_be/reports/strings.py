@@ -30,7 +30,11 @@ def signed(pp: int) -> str:
 
 
 # Added by skill-be (not in the reference): intervals and the evidence rule. New lines only.
-NOISE_NOTE = "  - Within the noise: the 95% interval of this delta, {low} to {high}pp, contains 0; about {reps} reps per arm would decide it (now {have})."
+# What a reader must do when the reps cannot decide: the gate's own sentences, each ending on the command.
+CANNOT_TELL = "{have} reps per arm cannot tell{what}; about {reps} would: run --reps {reps}{top_up}"
+CANNOT_TELL_FAR = "{have} reps per arm cannot tell{what}, and more than {cap} would: too small a difference to measure"
+TOP_UP_TOO = " or --top-up"
+NOISE_NOTE = "  - Within the noise: the 95% interval of this delta, {low} to {high}pp, contains 0; {decide}."
 NOISE_NOTE_NEVER = "  - Within the noise: the 95% interval of this delta, {low} to {high}pp, contains 0."
 BLOCKED_SCENARIO = (
     "- **BLOCKED** (regression, evidence): `{scenario}` / {model} — the scenario's mean delta {delta}pp; "
@@ -46,7 +50,7 @@ BLOCKED_ZERO_EVIDENCE = (
 )
 INCONCLUSIVE = (
     "- **INCONCLUSIVE**: `{scenario}` / {model} — {what}: {delta}pp, 95% interval {low} to {high}pp, reaches both "
-    "below -{margin}pp and above 0; about {reps} reps per arm would decide it (now {have}). {effect}"
+    "below -{margin}pp and above 0; {decide}. {effect}"
 )
 INCONCLUSIVE_PASSES = "Not blocking: gate.inconclusive is pass."
 INCONCLUSIVE_BLOCKS = "Blocking: gate.inconclusive is block."
@@ -54,6 +58,13 @@ RULE_EVIDENCE = (
     "Rule: evidence. A false block is kept under {alpha} (one-sided), split between scenarios and lines{looks}: "
     "on this look each of {scenarios} critical scenario test(s) at {scenario_level}, "
     "each of {lines} line test(s) at {line_level}."
+)
+# A READY skill with a line at 0% with the skill on every model (the zero rule off, or evidence that
+# cannot tell yet) never says "No universal 0% criteria": these lines say which and what to do.
+READY_LINE_ZERO_SEEN = "**READY** — No critical regressions; a line at 0% with the skill does not block (above)."
+ZERO_SEEN = '- 0% with the skill on every model, not blocking: `{scenario}` — *"{line}"*: {decide}.'
+ZERO_SEEN_OFF = (
+    '- 0% with the skill on every model, not blocking (gate.blockOnZero is false): `{scenario}` — *"{line}"*.'
 )
 TOP_UP_LINE = "Top-up: `{scenario}` / {model} from {reps_from} to {reps_to} reps per arm ({calls} more model calls)."
 INTERVALS_HEAD = "95% intervals of the deltas ({reps} per arm{low}):"
@@ -71,13 +82,13 @@ BLOCKED_NOT_GRADED = (
     "- **BLOCKED** (" + NOT_GRADED + "): no scenario has a line to grade; add assertions (or criteria) to at "
     "least one scenario: `{scenarios}`"
 )
+REASON_MODEL = "gate.models: the skill must hold on {model}, and the gate on {model} alone blocks"
 REASON_NOT_GRADED = NOT_GRADED + ": no scenario has a line to grade ({scenarios})"
 
-# The gate's reasons as the result file and summary.json keep them (reports/gate.py writes them); the
-# action finds a reason's scenario by its prefix (github/gather.py), so both use these.
+# The gate's reasons as the result file and summary.json keep them (reports/gate.py writes them); readers
+# find what a reason is about from its data beside them (`why`), never from these words.
 REASON_ZERO = 'universal 0%: {scenario} — "{line}"'
 REASON_REGRESSION = 'regression: {scenario} / {model} — "{line}": {baseline}% → {with_skill}% ({delta}pp)'
-SCENARIO_REASON_PREFIXES = ("universal 0%: {scenario} — ", "regression: {scenario} / ")
 
 # The gate's words and the closing Result line, for every report and command that says them.
 READY = "READY"
@@ -96,3 +107,6 @@ RESULT_RULES_BLOCKED = RESULT_PREFIX + "blocked by gate.previous or gate.minDelt
 RULES_BLOCKER = "{rules} against the base (NOT READY: {skills})"  # verify --base: gate.previous, gate.minDelta
 VERIFY_ALL_READY = "result file {name}: {n} skill(s) match their last run, every one READY"
 VERIFY_NOT_READY = '  - skill "{skill}": NOT READY at its last run ({date}): {why}; fix it and {rerun}'
+# check --graders (reports/references.py): the reference answers' Result line
+REFERENCES_PASS = RESULT_PASS + " ({n} reference answer(s), every line as expected)"
+REFERENCES_BLOCKER = "{found} line(s) that disagree with their reference answers ({n} checked)"

@@ -14,7 +14,10 @@ from skill_be.engine.observations import Grading, Output
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, REPS_CAP, Interval
 from skill_be.engine.verdicts import reasoning
-from skill_be.reports.gate import gate_reasons
+from skill_be.reports.across import across_json
+from skill_be.reports.gate import gate_reasons, recorded_reasons
+from skill_be.reports.judge import judge_json
+from skill_be.reports.pairwise import pairwise_json
 from skill_be.results.triggers import triggers_json
 
 SCHEMA_VERSION = 1
@@ -34,6 +37,17 @@ def _grading(g: Grading) -> dict[str, object]:
         "reasons": reasoning(g.replies[-1]) if g.replies else "",
         "seconds": round(g.seconds, 3),
         "usage": _usage(g.usage),
+        **_evidence(g),
+        **({"judge": g.judge} if g.judge else {}),
+    }
+
+
+def _evidence(g: Grading) -> dict[str, object]:
+    """grader.evidence: each criterion's verdict as said, its quote, found or not; absent otherwise."""
+    if g.said is None or g.quotes is None or g.found is None:
+        return {}
+    return {
+        "evidence": [{"said": s, "quote": q, "found": f} for s, q, f in zip(g.said, g.quotes, g.found, strict=True)]
     }
 
 
@@ -97,6 +111,8 @@ def skill_summary(
     return {
         "ready": g.ready,
         "reasons": gate_reasons(g),
+        "why": recorded_reasons(g),
+        **({"across": across_json(g.across)} if g.across else {}),
         "errors": run.errors,
         "seconds": round(run.seconds, 3),
         "fingerprint": fingerprint,
@@ -117,6 +133,8 @@ def skill_summary(
             **_gate_evidence(g),
         },
         **_overall(g),
+        **judge_json(run.judge),  # the judge's own noise, with gradings >= 2 (reports/judge.py)
+        **pairwise_json(run.pairwise),  # compare.pairwise (reports/pairwise.py)
         "scenarios": scenarios,
         **({"triggers": triggers_json(g.trigger)} if g.trigger is not None else {}),
     }

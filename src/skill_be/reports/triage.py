@@ -30,6 +30,9 @@ def triage_report(results: Sequence[Triaged], errors: Mapping[str, int], run_nam
             verdict = "no verdict" if s.passed is None else ("passed" if s.passed else "failed")
             out += ["", f"### Sample {i}: {verdict}", ""]
             out += [s.answer if s.answer is not None else f"(not generated: {s.error})"]
+            if s.found is not None:  # grader.evidence: the quote the grader gave for this line
+                shown = f'"{s.quote}"' if s.quote else "no quote"
+                out += ["", f"Quote: {shown} ({'found in the answer' if s.found else 'evidence not found'})"]
             if s.evidence:
                 out += ["", "Why:", "", s.evidence]
         if t.reply:

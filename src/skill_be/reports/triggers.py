@@ -98,16 +98,6 @@ def trigger_bullets(t: TriggerResult | None) -> list[str]:
     return out
 
 
-def trigger_reasons(t: TriggerResult | None) -> list[str]:
-    """The blocking reasons in plain words (the result file, summary.json)."""
-    if t is None:
-        return []
-    out = [check_line(c) for c in t.blocking]
-    if t.errors and t.block_on_errors:
-        out.append(f"{t.errors} trigger call(s) failed")
-    return out
-
-
 def junit_cases(skill: str, triggers: Mapping[str, Any]) -> list[ET.Element]:
     """A test case per query and model: a should query fails when its reps did not load the skill,
     a shouldNot query when they did (the case's text has the counts); failed calls are errors."""

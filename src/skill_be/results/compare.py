@@ -21,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skill_be.engine.gate import TEST_PREFIX
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, REPS_CAP, Interval, line_variance, newcombe, reps_to_decide
 from skill_be.project.fingerprint import normalize
 from skill_be.results.git_files import Base, GitError, read_at
@@ -48,6 +47,7 @@ class LineChange(NamedTuple):
     interval: Interval | None = None  # head - base, fractions
     reps_to_decide: int | None = None  # reps per arm at which the interval would leave 0
     why: str = ""  # not comparable: what changed
+    kind: str = "criterion"  # criterion | test (engine/gate.py LineScore.kind): what the line measures
 
     @property
     def moved(self) -> bool:
@@ -183,7 +183,7 @@ def _changed(
         return "the scenario is new" if then is None else ""
     if now[0] != then[0]:
         return "its prompt changed"
-    if x.line.startswith(TEST_PREFIX):
+    if x.kind == "test":
         if now[2] != then[2]:
             return "its output contract changed"
         path = f.tests.get(x.scenario)
@@ -208,7 +208,8 @@ def _scores(entry: Any) -> tuple[LineChange, ...] | None:
         if head is None or baseline is None:
             continue
         model, scenario, line = str(s.get("model", "")), str(s.get("scenario", "")), str(s.get("line", ""))
-        out.append(LineChange(model, scenario, line, bool(s.get("critical")), COMPARED, head, baseline))
+        kind = "test" if s.get("kind") == "test" else "criterion"
+        out.append(LineChange(model, scenario, line, bool(s.get("critical")), COMPARED, head, baseline, kind=kind))
     return tuple(out)
 
 

@@ -12,9 +12,9 @@
   a critical scenario whose mean change has its whole 95% interval below 0. Lines that are not
   comparable (the eval or its criteria changed) never count.
 
-Pure functions on constructed tables: the action applies them to the comparison it builds
-(github/base_compare.py) and `run --against` to its previous arm's (commands/versus.py). gate.minDelta
-is decided by the engine's gate (engine/gate.py `min_delta_reason`, re-exported here) on the run's
+Pure functions on constructed tables, giving typed reasons (engine/gate.py `RuleReason`; reports/gate.py words them): the action applies them to the comparison it builds
+(github/base_compare.py) and `run --against` to its previous arm's (wiring/versus.py). gate.minDelta
+is decided by the engine's gate (engine/gate.py `short_of_min_delta`) on the run's
 own overall interval; the action applies it again to the recorded counts only when the recorded
 verdict has no minDelta reason yet.
 """
@@ -24,26 +24,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from skill_be.engine.gate import min_delta_reason as min_delta_reason  # re-exported: the action reads it here
-from skill_be.engine.gate import signed_pp as _pp
+from skill_be.engine.gate import RuleReason, WorseThanPrevious, rule_key, short_of_min_delta
 from skill_be.engine.stats import Interval
 from skill_be.results.compare import COMPARED, SkillChange, overall
 
-MIN_DELTA_PREFIX = "min delta: "  # how every `gate.minDelta` reason starts (engine/gate.py writes them)
-
 
 class RuleOutcome(NamedTuple):
-    blocks: tuple[str, ...] = ()  # reasons that block the verdict
-    warnings: tuple[str, ...] = ()  # reasons shown without blocking
+    blocks: tuple[RuleReason, ...] = ()  # reasons that block the verdict
+    warnings: tuple[RuleReason, ...] = ()  # reasons shown without blocking
 
 
-def worse_than_previous(change: SkillChange, rule: str, against: str = "the base") -> list[str]:
-    """Critical scenarios that got worse against the base, as reasons (module doc)."""
+def worse_than_previous(change: SkillChange, rule: str, against: str = "the base") -> list[WorseThanPrevious]:
+    """Critical scenarios that got worse against the base, as typed reasons (module doc)."""
     lines = [x for x in change.lines if x.critical and x.status == COMPARED and x.base is not None]
     if rule != "evidence":
         return [
-            f'worse than {against}: {x.scenario} / {x.model} — "{x.line}": '
-            f"{_rate(x.base)}% → {_rate(x.head)}% ({_pp(_rate_f(x.head) - _rate_f(x.base))}pp)"
+            WorseThanPrevious(x.scenario, x.model, against, line=x.line, base=x.base, head=x.head)
             for x in lines
             if x.base is not None and _rate_f(x.head) < _rate_f(x.base)
         ]
@@ -55,10 +51,7 @@ def worse_than_previous(change: SkillChange, rule: str, against: str = "the base
     for (scenario, model), items in units.items():
         iv = overall(items)
         if iv is not None and iv.high < 0:
-            out.append(
-                f"worse than {against} (evidence): {scenario} / {model} — the scenario's mean change "
-                f"{_pp(iv.estimate)}pp ({_pp(iv.low)} to {_pp(iv.high)}) is below 0"
-            )
+            out.append(WorseThanPrevious(scenario, model, against, interval=iv))
     return out
 
 
@@ -77,19 +70,23 @@ def previous_rule(
 
 
 def rule_outcomes(
-    names: Sequence[str], changes: Mapping[str, SkillChange], effects: Mapping[str, Interval | None], gate: Any
+    names: Sequence[str],
+    changes: Mapping[str, SkillChange],
+    effects: Mapping[str, Interval | None],
+    gate: Any,
+    against: str = "the base",
 ) -> dict[str, RuleOutcome]:
     """Both rules for each named skill, as the gate config sets them: `gate.previous` on its change
     against the base (`changes`), then `gate.minDelta` on its overall effect over no skill. `effects`
     holds the effect of each skill that was measured (None: measured, but no scored line); a skill
-    not in it is left to `gate.previous` alone. The action (github/base_compare.py) and `verify
-    --base` both decide here."""
+    not in it is left to `gate.previous` alone. The action (github/base_compare.py), `verify --base`
+    and `run --against` (wiring/versus.py, against the previous version) all decide here."""
     rule = str(getattr(gate, "rule", "strict"))
-    previous = previous_rule(list(changes.values()), str(getattr(gate, "previous", "warn")), rule)
+    previous = previous_rule(list(changes.values()), str(getattr(gate, "previous", "warn")), rule, against)
     out: dict[str, RuleOutcome] = {}
     for name in names:
         o = previous.get(name, RuleOutcome())
-        short = min_delta_reason(effects[name], getattr(gate, "min_delta", None), rule) if name in effects else None
+        short = short_of_min_delta(effects[name], getattr(gate, "min_delta", None), rule) if name in effects else None
         o = o._replace(blocks=(*o.blocks, short)) if short else o
         if o.blocks or o.warnings:
             out[name] = o
@@ -98,14 +95,9 @@ def rule_outcomes(
 
 def blocking_rules(outcomes: Mapping[str, RuleOutcome]) -> list[str]:
     """The config keys whose rule blocked a skill: `gate.previous`, `gate.minDelta`, or both."""
-    reasons = [r for o in outcomes.values() for r in o.blocks]
-    by_min_delta = [r.startswith(MIN_DELTA_PREFIX) for r in reasons]
-    return [key for key, hit in (("gate.previous", not all(by_min_delta)), ("gate.minDelta", any(by_min_delta))) if hit]
+    keys = {rule_key(r) for o in outcomes.values() for r in o.blocks}
+    return [key for key in ("gate.previous", "gate.minDelta") if key in keys]
 
 
 def _rate_f(counts: tuple[int, int]) -> float:
     return counts[0] / counts[1] if counts[1] else 0.0
-
-
-def _rate(counts: tuple[int, int]) -> int:
-    return round(100 * _rate_f(counts))

@@ -57,11 +57,35 @@ class UsageModel(Record):
     estimated: Flag = Field(description="some counts are estimated from characters (the adapter reported none)")
 
 
+class ReasonRecord(Record):
+    """One blocking reason as data (engine/reasons.py `Reason`): what readers decide from, beside its words."""
+
+    kind: Literal[
+        "errors",
+        "zero",
+        "regression",
+        "inconclusive",
+        "not-graded",
+        "triggers",
+        "min-delta",
+        "previous",
+        "model",
+        "pairwise",
+    ]
+    source: Text = Field(description="the config key (or part) that decided it: gate.minDelta, gate.previous, ...")
+    scenario: AnyText | None = None
+    model: AnyText | None = None
+    line: AnyText | None = Field(None, description="the criterion, or [test] <name>")
+
+
 class ResultEntryModel(Record):
     date: Text = Field(description="the day of the skill's last run, YYYY-MM-DD")
     fingerprint: Text = Field(description="SHA-256 over the skill's SKILL.md, eval file, config (and tests)")
     ready: Flag = Field(description="the verdict of that run")
     reasons: TextList = Field(description="why the gate blocked it (empty when it passed)")
+    why: ListOf(ReasonRecord, "why") | None = Field(  # type: ignore[valid-type]
+        None, description="the same reasons as data, one per entry of reasons, in its order (skill-be)"
+    )
     models: TextList = Field(description="the labels of the models under test")
     grader: AnyText
     scores: ListOf(ScoreModel, "scores") | None = Field(  # type: ignore[valid-type]

@@ -69,6 +69,7 @@ def _counts(
                         "model": x.model,
                         "scenario": x.scenario,
                         "line": x.line,
+                        "kind": x.kind,
                         "critical": sl.scenario.critical,
                         "baseline": {"passed": x.baseline_passed, "total": x.baseline_total},
                         "withSkill": {"passed": x.with_skill_passed, "total": x.with_skill_total},

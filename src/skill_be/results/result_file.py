@@ -56,6 +56,8 @@ class ResultEntry(NamedTuple):
     reps: int | None = None  # issue 20: the reps it ran with; None in older files (verify skips the check)
     inputs: Mapping[str, str] | None = None  # issue 20: each fingerprint part's hash (project/fingerprint.py v2)
     usage: Mapping[str, object] | None = None  # issue 19: tokens and cost per answer (engine/pricing.answer_usage)
+    # the reasons as data (engine/reasons.py, reports/gate.py recorded_reasons); None in older files
+    why: tuple[Mapping[str, str], ...] | None = None
 
     def to_json(self) -> dict[str, object]:
         doc: dict[str, object] = {
@@ -66,6 +68,8 @@ class ResultEntry(NamedTuple):
             "models": list(self.models),
             "grader": self.grader,
         }
+        if self.why is not None:
+            doc["why"] = [dict(w) for w in self.why]
         if self.scores is not None:
             doc["scores"] = [s.to_json() for s in self.scores]
         if self.gate is not None:
@@ -136,6 +140,7 @@ _ENTRY_KEYS = (
     "fingerprint",
     "ready",
     "reasons",
+    "why",
     "models",
     "grader",
     "scores",
@@ -190,6 +195,7 @@ def _entry(e: Mapping[str, Any]) -> ResultEntry:
         reasons=tuple(e["reasons"]),
         models=tuple(e["models"]),
         grader=e["grader"],
+        why=None if e.get("why") is None else tuple(e["why"]),
         scores=None if scores is None else tuple(_score(x) for x in scores),
         gate=e.get("gate"),
         triggers=e.get("triggers"),

@@ -22,6 +22,11 @@ class GradingRecord(Written):
     attempt_errors: AnyTextList = Field(default_factory=list, alias="attemptErrors")
     seconds: Real = 0
     usage: UsageSummary | None = None
+    # grader.evidence (engine/observations.py Grading): left out when no quotes were asked
+    said: list[bool] | None = None
+    quotes: list[AnyText | None] | None = None
+    found: list[bool] | None = None
+    judge: AnyText = ""
 
 
 class OutputRecord(Written):

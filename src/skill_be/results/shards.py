@@ -127,6 +127,8 @@ def output_json(o: Output, redact: Callable[[str], str]) -> dict[str, object]:
                 "attemptErrors": [redact(e) for e in g.attempt_errors],
                 "seconds": g.seconds,
                 "usage": _usage(g.usage),
+                **({"said": g.said, "quotes": g.quotes, "found": g.found} if g.said is not None else {}),
+                **({"judge": g.judge} if g.judge else {}),
             }
             for g in o.gradings
         ],
@@ -169,6 +171,10 @@ def output_from(r: OutputRecord) -> Output:
                 attempt_errors=list(g.attempt_errors),
                 seconds=float(g.seconds),
                 usage=_usage_from(g.usage),
+                said=g.said,
+                quotes=g.quotes,
+                found=g.found,
+                judge=g.judge,
             )
             for g in r.gradings
         ],

@@ -49,14 +49,16 @@ def failures(summary: SummaryModel, skills: Sequence[str], below: int | None) ->
         if s is None:
             continue
         labels = list(dict.fromkeys(m for sc in s.scenarios for m in sc.models))
+        kinds = {(sc.id, x.line): x.kind for sc in s.scenarios for m in sc.models.values() for x in m.lines}
         for z in s.gate.zero:
+            kind = kinds.get((z.scenario, z.line), "criterion")
             for model in labels:
-                out.setdefault(
-                    (name, z.scenario, model, z.line), Failure(name, z.scenario, model, z.line, "universal 0%")
-                )
+                key = (name, z.scenario, model, z.line)
+                out.setdefault(key, Failure(*key, "universal 0%", kind))
         for r in s.gate.regressions:
             key = (name, r.scenario, r.model, r.line)
-            out.setdefault(key, Failure(*key, f"regression {r.baseline}% → {r.with_skill}%"))
+            kind = kinds.get((r.scenario, r.line), "criterion")
+            out.setdefault(key, Failure(*key, f"regression {r.baseline}% → {r.with_skill}%", kind))
         if below is None:
             continue
         for sc in s.scenarios:
@@ -64,5 +66,6 @@ def failures(summary: SummaryModel, skills: Sequence[str], below: int | None) ->
                 for line in m.lines:
                     if line.with_skill < below:
                         key = (name, sc.id, model, line.line)
-                        out.setdefault(key, Failure(*key, f"{line.with_skill}% with the skill, below {below}%"))
+                        why = f"{line.with_skill}% with the skill, below {below}%"
+                        out.setdefault(key, Failure(*key, why, line.kind))
     return list(out.values())

@@ -45,6 +45,15 @@ class TestsSummary(Written):
     tests: ListOf(TestResultSummary, "tests") = Field(default_factory=list)  # type: ignore[valid-type]
 
 
+class EvidenceSummary(Written):
+    """grader.evidence: one criterion's verdict as the judge said it, its quote, and whether the quote
+    is in what the judge was shown (whitespace and case folded)."""
+
+    said: Flag
+    quote: AnyText | None = None
+    found: Flag = False
+
+
 class GradingSummary(Written):
     k: Integer
     verdicts: list[bool] | None = None
@@ -54,6 +63,8 @@ class GradingSummary(Written):
     reasons: AnyText = ""
     seconds: Real = 0
     usage: UsageSummary | None = None
+    evidence: ListOf(EvidenceSummary, "evidence") | None = None  # type: ignore[valid-type]
+    judge: AnyText | None = None  # `grader` as a list: the judge that made this grading
 
 
 class AgentRunSummary(Written):
@@ -219,6 +230,58 @@ class OverallEffect(IntervalSummary):
     why: AnyText | None = None  # why the overall label differs from the scenarios' (engine/agreement.py)
 
 
+class SplitLineSummary(Written):
+    """One criterion line: on how many answers (with two gradings or more) the gradings split."""
+
+    scenario: Text
+    model: Text
+    line: AnyText
+    split: Count
+    answers: Count
+    share: Real
+    flagged: Flag = Field(description="split on more than grader.maxSplitShare of the answers")
+    judges_apart: Count | None = Field(
+        None, alias="judgesApart", description="answers the judges' majorities differ on"
+    )
+    judged: Count | None = Field(None, description="answers graded by two judges or more")
+
+
+class JudgeSummary(Written):
+    """The judge's own noise (engine/judge_noise.py): how often its gradings of one answer agree."""
+
+    agreement: Real = Field(description="share of graded criteria on which every grading agreed")
+    agreed: Count
+    graded: Count
+    max_split_share: Real = Field(alias="maxSplitShare")
+    lines: ListOf(SplitLineSummary, "lines")  # type: ignore[valid-type]
+
+
+class PreferenceSummary(Written):
+    """compare.pairwise: the share (percent) of decided criteria where the judge preferred the skill's answer."""
+
+    estimate: Real
+    low: Real
+    high: Real
+    wins: Count
+    losses: Count
+    ties: Count
+    pairs: Count = Field(description="pairs of answers with a decided criterion: the interval's trials")
+
+
+class ComparisonSummary(Written):
+    scenario: Text
+    model: Text
+    rep: Integer
+    a: Text = Field(description='the arm the judge saw as "A" (the order was random)')
+    preferred: AnyTextList = Field(description="per criterion: baseline, with-skill or neither")
+    error: AnyText | None = None
+
+
+class PairwiseSummary(Written):
+    preference: PreferenceSummary | None = None
+    comparisons: ListOf(ComparisonSummary, "comparisons")  # type: ignore[valid-type]
+
+
 class Tokens(Written):
     input: Integer
     output: Integer
@@ -241,15 +304,53 @@ class CallCounts(Written):
     cached: Count
 
 
+class WhyRecord(Written):
+    """One blocking reason as data (engine/reasons.py `Reason`), beside its words in `reasons`."""
+
+    kind: Text = Field(
+        description="errors, zero, regression, inconclusive, not-graded, triggers, min-delta, previous, model"
+    )
+    source: Text = Field(description="the config key (or part) that decided it")
+    scenario: AnyText | None = None
+    model: AnyText | None = None
+    line: AnyText | None = None
+
+
+class PassCount(Written):
+    passed: Count
+    total: Count
+
+
+class Loaded(Written):
+    agent: list[int] | None = Field(None, description="agent scenarios: [with-skill runs that loaded it, runs]")
+    trigger: list[int] | None = Field(None, description="trigger evals: [should-trigger calls that loaded it, calls]")
+
+
+class AcrossRow(Written):
+    """One model's row of the table across models (engine/across.py, reports/across.py)."""
+
+    model: Text
+    required: Flag = Field(description="gate.models names it, or names none (every model must hold)")
+    loaded: Loaded
+    baseline: PassCount = Field(description="lines passed and counted over every scenario, without the skill")
+    with_skill: PassCount = Field(alias="withSkill")
+    effect: IntervalSummary | None = Field(None, description="the model's effect over no skill, 95%, in points")
+    verdict: Text = Field(description="the gate on this model alone, in the words of reports/strings.py")
+
+
 class SkillSummary(Written):
     ready: Flag
     reasons: AnyTextList
+    why: ListOf(WhyRecord, "why") | None = None  # type: ignore[valid-type]  # the reasons as data, same order
+    across: ListOf(AcrossRow, "across") | None = None  # type: ignore[valid-type]  # several models: a row each
     errors: Count
     seconds: Real
     fingerprint: Text
     graded: Flag
     gate: GateSummary
     effect: OverallEffect | None = None
+    judge: JudgeSummary | None = None  # with gradings >= 2 (reports/judge.py)
+    pairwise: PairwiseSummary | None = None  # compare.pairwise (reports/pairwise.py)
     scenarios: ListOf(ScenarioSummary, "scenarios")  # type: ignore[valid-type]
     triggers: TriggersModel | None = None  # trigger evals (results/triggers.py)
     tokens: TokenSummary | None = None
@@ -258,7 +359,7 @@ class SkillSummary(Written):
     previous: MapOf(Any) | None = Field(  # type: ignore[valid-type]
         None, description="run --against: the change against the previous version, overall and per line"
     )
-    interrupted: Flag | None = None  # Ctrl-C: the answers so far (commands/interrupted.py)
+    interrupted: Flag | None = None  # Ctrl-C: the answers so far (wiring/interrupted.py)
 
 
 class ProblemSummary(Written):
@@ -315,10 +416,13 @@ class SummaryModel(Written):
     timeout_seconds: Integer | None = Field(None, alias="timeoutSeconds")
     models: ListOf(Meta, "models") | None = None  # type: ignore[valid-type]
     grader: Meta | None = None
+    graders: ListOf(Meta, "judges") | None = Field(  # type: ignore[valid-type]
+        None, description="`grader` as a list: every judge, the first being `grader`"
+    )
     code_tests: Meta | None = Field(None, alias="codeTests")
     cache: CacheSummary | None = None
     shard: ShardSummary | None = None
-    interrupted: Flag | None = None  # Ctrl-C: some skills unfinished (commands/interrupted.py)
+    interrupted: Flag | None = None  # Ctrl-C: some skills unfinished (wiring/interrupted.py)
     fake_run: Flag | None = Field(
         None, alias="fakeRun", description="run --fake (adapter fake): canned answers, never READY, no result file"
     )

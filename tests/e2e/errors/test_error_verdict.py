@@ -9,7 +9,7 @@ import socket
 import sys
 from pathlib import Path
 
-from tests.e2e.run.helpers import project, run, write
+from tests.e2e.run.helpers import KEYWORD_GRADER, project, run, write
 
 from skill_be.containers import engine_answers
 from skill_be.reports.errors import EXIT_ERROR
@@ -93,30 +93,46 @@ def test_the_reference_behaviour_stays_reachable(tmp_path: Path) -> None:
     assert r.result_file()["skills"]["money"]["ready"] is False
 
 
-def test_a_partial_failure_is_measured_and_gated(tmp_path: Path) -> None:
-    """One generation in four fails: under gate.maxErrorShare (0.5), so the skill is measured, the
-    error blocks as the reference's blockOnErrors does, and the result file records it."""
-    model = (
-        "import sys, os\np = sys.stdin.read()\n"
-        "if 'LIBRARY DOCS' not in p and not os.path.exists('once'):\n"
-        "    open('once', 'w').close(); sys.exit(5)\n"
-        "print('SKILLED allocate' if 'LIBRARY DOCS' in p else 'plain')\n"
-    )
-    root = project(tmp_path, model=model, config={"concurrency": 1})
+ONCE_FAILING = (
+    "import sys, os\np = sys.stdin.read()\n"
+    "if 'LIBRARY DOCS' not in p and not os.path.exists('once'):\n"
+    "    open('once', 'w').close(); sys.exit(5)\n"
+    "print('SKILLED allocate' if 'LIBRARY DOCS' in p else 'plain')\n"
+)
+
+
+def test_a_partial_failure_that_alone_blocks_is_error(tmp_path: Path) -> None:
+    """One generation in four fails: under gate.maxErrorShare (0.5), and nothing measured blocks, so
+    only the error would block (gate.blockOnErrors): ERROR, not NOT READY; the result file is not written."""
+    root = project(tmp_path, model=ONCE_FAILING, config={"concurrency": 1})
     r = run(root, "run")
-    assert r.code == 1, r.stdout + r.stderr
-    assert result_line(r.stdout) == "Result: blocked by the release gate (NOT READY: money)"
-    assert r.result_file()["skills"]["money"]["ready"] is False
-    assert "verdict" not in r.summary()["skills"]["money"]
-    # a share of 0.2 makes the same run ERROR
+    assert r.code == EXIT_ERROR, r.stdout + r.stderr
+    assert result_line(r.stdout) == (
+        "Result: error, could not measure money: 1 of 4 outputs errored and nothing measured blocks "
+        "(gate.blockOnErrors): model m1: exit code 5 (1x)"
+    )
+    assert not (root / "skill-be.result.json").exists()
+    # a share of 0.2 says the share instead
     (root / "once").unlink()
     config = root / "skill-be.yaml"
-    before = (root / "skill-be.result.json").read_bytes()
     config.write_text(config.read_text() + "gate:\n  maxErrorShare: 0.2\n")
     r = run(root, "run")
     assert r.code == EXIT_ERROR, r.stdout + r.stderr
     assert "1 of 4 outputs errored, more than gate.maxErrorShare (0.2): model m1: exit code 5 (1x)" in r.stdout
-    assert (root / "skill-be.result.json").read_bytes() == before
+
+
+def test_a_partial_failure_beside_a_measured_block_is_not_ready(tmp_path: Path) -> None:
+    """The same failure where the measured lines block too (the skill never helps: universal 0%): the
+    skill is measured, NOT READY, and the result file records both reasons, typed."""
+    model = ONCE_FAILING.replace("'SKILLED allocate' if 'LIBRARY DOCS' in p else 'plain'", "'plain'")
+    root = project(tmp_path, model=model, config={"concurrency": 1})
+    r = run(root, "run")
+    assert r.code == 1, r.stdout + r.stderr
+    assert result_line(r.stdout) == "Result: blocked by the release gate (NOT READY: money)"
+    entry = r.result_file()["skills"]["money"]
+    assert entry["ready"] is False and "verdict" not in r.summary()["skills"]["money"]
+    assert [w["kind"] for w in entry["why"]] == ["errors", "zero"]
+    assert entry["reasons"][1] == 'universal 0%: split — "Uses allocate"'
 
 
 def test_one_skill_error_keeps_the_other_skills_verdicts(tmp_path: Path) -> None:
@@ -160,3 +176,38 @@ def test_the_html_page_says_error_with_the_cause(tmp_path: Path) -> None:
     assert r.code == EXIT_ERROR
     page = (r.run_dir() / "results.html").read_text()
     assert "ERROR</span>: could not measure this skill (every call of the model m1 failed: exit code 127" in page
+
+
+# The keyword grader, answering only the first criterion it is given.
+FIRST_ONLY_GRADER = KEYWORD_GRADER.replace("for n, c in crit:", "for n, c in crit[:1]:")
+TWO_SCENARIOS = {
+    "money": [
+        {"id": "split", "critical": True, "prompt": "Split a bill.", "criteria": ["Uses allocate"]},
+        {"id": "round", "critical": True, "prompt": "Round a price.", "criteria": ["Uses allocate", "Says money"]},
+    ]
+}
+
+
+def test_a_grader_that_answers_one_criterion_of_two_is_error_not_not_ready(tmp_path: Path) -> None:
+    """Every output of the two-criterion scenario errors: 4 of 8, exactly gate.maxErrorShare, and the
+    gate would block only because of them. ERROR, exit 3, the cause named, the record kept."""
+    root = project(tmp_path, skills=TWO_SCENARIOS)
+    first = run(root, "run")
+    assert first.code == 0, first.stdout + first.stderr
+    before = (root / "skill-be.result.json").read_bytes()
+    write(root / "grader.py", FIRST_ONLY_GRADER)
+    r = run(root, "run")
+    cause = "every baseline output of the scenario round on m1 errored: grader: unparseable reply: no verdict for criterion 2"
+    assert_error(r, root, before, cause)
+
+
+def test_the_same_grader_under_the_reference_behaviour_is_not_ready(tmp_path: Path) -> None:
+    """Control: gate.errorVerdict: false gives the reference's NOT READY, exit 1, the entry rewritten."""
+    root = project(tmp_path, skills=TWO_SCENARIOS, grader=FIRST_ONLY_GRADER, config={"gate": {"errorVerdict": False}})
+    r = run(root, "run")
+    assert r.code == 1, r.stdout + r.stderr
+    assert result_line(r.stdout) == "Result: blocked by the release gate (NOT READY: money)"
+    entry = r.result_file()["skills"]["money"]
+    assert entry["ready"] is False
+    assert entry["reasons"][0] == "4 output(s) could not be generated or graded"
+    assert entry["why"][0] == {"kind": "errors", "source": "gate.blockOnErrors"}

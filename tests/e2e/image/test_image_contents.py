@@ -139,3 +139,25 @@ def test_the_build_s_ca_certificates_are_in_no_layer_and_no_history(image: str) 
     flat = "".join(bundle.split())
     assert [b[:40] for b in bodies if b in flat] == []
     assert "skill-be-build-extra" not in bundle
+
+
+COPILOT_CACHE = "/opt/agent-clis/copilot-cache"
+COPILOT_START = 'HOME=/tmp/h COPILOT_OFFLINE=true XDG_CACHE_HOME="$1" copilot --version && du -sm "$1"'
+
+
+def test_copilot_starts_from_the_image_s_unpacked_cache_read_only_and_ships_its_licence(image: str) -> None:
+    # As the agent container runs it: not root, a read-only root. The cache was unpacked at build
+    # time, so nothing is written (a write would fail) and the start unpacks nothing.
+    argv = ["run", "--rm", "--network", "none", "--read-only", "--tmpfs", "/tmp", "--user", "65534:65534",
+            "--entrypoint", "sh", image, "-c"]  # fmt: skip
+    done = docker(*argv, COPILOT_START, "sh", COPILOT_CACHE, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert pins()["@github/copilot"] in done.stdout
+    # The control: with an empty cache of its own it unpacks its package again, some 235 MB.
+    done = docker(*argv, COPILOT_START, "sh", "/tmp/cache", timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.split()[-2]) > 150, done.stdout
+    # Its licence (which allows redistributing unmodified copies with its licence file) is there.
+    licence = docker("run", "--rm", "--network", "none", "--entrypoint", "cat", image,
+                     "/opt/agent-clis/lib/node_modules/@github/copilot/LICENSE.md", check=True).stdout  # fmt: skip
+    assert licence.startswith("GitHub Copilot CLI License") and "include a copy of this License" in licence

@@ -41,7 +41,7 @@ def test_harmless_skill_is_blocked_by_strict_with_the_noise_note(tmp_path: Path)
     lines = r.stdout.splitlines()
     at = lines.index(regression)
     assert lines[at + 1].startswith("  - Within the noise: the 95% interval of this delta, ")
-    assert "contains 0; about " in lines[at + 1] and "reps per arm would decide it (now 5)." in lines[at + 1]
+    assert "contains 0; 5 reps per arm cannot tell; about " in lines[at + 1] and " would: run --reps " in lines[at + 1]
     assert s.NOT_READY_LINE in lines
     # the intervals are in the report, summary.json and the result file records the rule
     assert "95% intervals of the deltas (5 reps per arm, low sample):" in lines

@@ -203,11 +203,15 @@ def still_running(pattern: str) -> list[str]:
 
 # The API each agent CLI speaks to the mock when a test names none, and each adapter's model id.
 DEFAULT_API = {"pi-cli": "anthropic-messages", "opencode-cli": "openai-completions"}
-MODELS = {"claude-cli": "claude-mock-model", "pi-cli": "pi-mock-model", "opencode-cli": "oc-mock-model"}
+MODELS = {"claude-cli": "claude-mock-model", "pi-cli": "pi-mock-model", "opencode-cli": "oc-mock-model",
+          "codex-cli": "codex-mock-model"}  # fmt: skip
+# The CLIs whose adapter has no `provider` or `api` setting: the one wire format each speaks (Codex: the
+# OpenAI Responses API, under /v1).
+ONE_API = {"claude-cli": "", "codex-cli": "/v1"}
 
 
 def adapter_for(kind: str, mock: Any, user: UserSetup, api: str | None = None, **settings: object) -> Any:
-    """The adapter `kind` (anthropic, openai, claude-cli, pi-cli, opencode-cli) talking to `mock` with the
+    """The adapter `kind` (anthropic, openai, claude-cli, pi-cli, opencode-cli, codex-cli) talking to `mock` with the
     user's key: the HTTP adapters directly, each CLI wrapped into the mock's network namespace."""
     environ = user.environ(**{KEY_VAR: user.key})
     if kind in ("anthropic", "openai"):
@@ -216,7 +220,7 @@ def adapter_for(kind: str, mock: Any, user: UserSetup, api: str | None = None, *
     name = kind.removesuffix("-cli")
     api = api or DEFAULT_API.get(kind)
     wrapped = mock.wrap(cli_path(name), str(user.tmp.parent), f"{name}-in-netns")
-    url = mock.base_url + ("/v1" if api == "openai-completions" else "")
+    url = mock.base_url + ("/v1" if api == "openai-completions" else ONE_API.get(kind, ""))
     extra: dict[str, object] = {"provider": "mock", "api": api} if api else {}
     return make_adapter(
         kind, MODELS[kind], user, environ, bin=wrapped, baseUrl=url, apiKeyEnv=KEY_VAR, **extra, **settings

@@ -83,6 +83,7 @@ BACKENDS: Mapping[str, Backend] = {
     "claude-cli": Backend(_mocked("claude-cli"), "netns", "claude"),
     "pi-cli": Backend(_mocked("pi-cli"), "netns", "pi"),
     "opencode-cli": Backend(_mocked("opencode-cli"), "netns", "opencode"),
+    "codex-cli": Backend(_mocked("codex-cli"), "netns", "codex"),
 }
 
 

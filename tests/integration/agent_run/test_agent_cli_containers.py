@@ -1,5 +1,6 @@
-"""The real agent CLIs (Claude Code, pi, opencode: the pinned versions in skill-be's image) as agents,
-each in its container, behind one egress proxy, against one scripted tool-use model
+"""The real agent CLIs (every one with a driver in agents/drivers DRIVERS, at the pinned versions in
+skill-be's image) as agents, each in its container as a non-root user, behind one egress proxy,
+against one scripted tool-use model
 (tests/support/agent_model_server.py) on this machine: the skill is offered and loaded in the
 with-skill arm and not in the baseline (by the transcript and by what reached the model), the files
 the agent wrote (its write tool and its shell tool) come back, and a check passes and fails.
@@ -28,7 +29,7 @@ from tests.integration.agent_run.conftest import IMAGE, Canary
 from skill_be.agents.boxes import BoxSettings
 from skill_be.agents.boxes.docker import IMAGE_PATH, DockerBox, create
 from skill_be.agents.boxes.egress import plan_for
-from skill_be.agents.drivers import driver
+from skill_be.agents.drivers import DRIVERS, driver
 from skill_be.agents.drivers.base import (
     AgentDriver,
     AgentLimits,
@@ -53,9 +54,15 @@ SKILL = SkillToInstall(
         "SKILL.md": f"---\nname: greet\ndescription: Greets people in files. Use when asked to greet.\n---\n{BODY}\n".encode()
     },
 )
-# The wire format each CLI is pointed at (as in tests/integration/agents): pi and opencode speak the
-# OpenAI chat-completions one here, whose base URL ends in /v1.
-PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai"}
+# Every agent CLI skill-be has a driver for: a CLI added to the table joins these tests.
+CLIS = tuple(module.rpartition(".")[2] for module in DRIVERS.values())
+
+
+def wire(cli: str) -> str:
+    """The wire format each CLI is pointed at: the OpenAI chat-completions one where the CLI speaks
+    it (its base URL ends in /v1), else the CLI's own."""
+    speaks = driver(cli).providers
+    return "openai" if "openai" in speaks else speaks[0]
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +73,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def endpoint(base_url: str, cli: str, key: str | None = None) -> ModelEndpoint:
-    provider = PROVIDER[cli]
+    provider = wire(cli)
     return ModelEndpoint(
         "agent-mock", provider, base_url=base_url + ("/v1" if provider == "openai" else ""), api_key=key
     )
@@ -123,10 +130,10 @@ def tls(tmp_path_factory: pytest.TempPathFactory, server: Any, canary: Canary) -
 
 @pytest.fixture(scope="module")
 def box(client: Any, server: Any, tls: tuple[str, bytes]) -> Iterator[DockerBox]:
-    # One proxy for the three CLIs and both ways: one tunnel (every http endpoint is the same host and
+    # One proxy for every CLI and both ways: one tunnel (every http endpoint is the same host and
     # port) and CONNECT to the TLS front. The box gets the limits a user gets (2 GB: opencode alone
     # takes about 600 MB).
-    endpoints = [endpoint(url, cli) for cli in PROVIDER for url in (server.base_url, tls[0])]
+    endpoints = [endpoint(url, cli) for cli in CLIS for url in (server.base_url, tls[0])]
     plan = plan_for(endpoints)
     assert len(plan.tunnels) == 1 and plan.allow == (tls[0].removeprefix("https://"),)
     box = create(BoxSettings(image=IMAGE, endpoints=endpoints), lambda _: None)
@@ -140,14 +147,17 @@ def box(client: Any, server: Any, tls: tuple[str, bytes]) -> Iterator[DockerBox]
 
 class Trusting:
     """A driver whose CLI trusts the test's certificate, as a user behind a TLS-intercepting proxy
-    would make it (Node and Bun, which runs opencode and Claude Code, read NODE_EXTRA_CA_CERTS)."""
+    would make it (Node and Bun, which run opencode, Claude Code and Copilot CLI, read
+    NODE_EXTRA_CA_CERTS; skill-be's turn-limit relay, python3, which makes the https request for
+    opencode and Codex, and other OpenSSL-based clients read SSL_CERT_FILE)."""
 
     def __init__(self, inner: AgentDriver, cert: bytes) -> None:
         self.inner, self.cert, self.name, self.trigger_tools = inner, cert, inner.name, inner.trigger_tools
 
     def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
         launch = self.inner.prepare(setup, workspace, home)
-        env = {**launch.env, "NODE_EXTRA_CA_CERTS": str(home / "test-ca.pem")}
+        ca = str(home / "test-ca.pem")
+        env = {**launch.env, "NODE_EXTRA_CA_CERTS": ca, "SSL_CERT_FILE": ca}
         return replace(launch, env=env, files={**launch.files, home / "test-ca.pem": self.cert})
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
@@ -163,12 +173,13 @@ def setup(base_url: str, cli: str, skills: tuple[SkillToInstall, ...]) -> AgentS
     )
 
 
-@pytest.mark.parametrize("cli", tuple(PROVIDER))
+@pytest.mark.parametrize("cli", CLIS)
 def test_the_cli_acts_in_its_container_with_and_without_the_skill(
-    box: DockerBox, server: Any, tls: tuple[str, bytes], cli: str
+    box: DockerBox, server: Any, tls: tuple[str, bytes], canary: Canary, cli: str
 ) -> None:
+    # The command records the uid it ran as: the CLI's shell tool, and so the CLI, is not root.
     server.agent(skill="greet", load="offered", write={"path": "out.txt", "content": "hello team"},
-                 command="echo ran > ran.txt", final="DONE")  # fmt: skip
+                 command="echo ran > ran.txt; id -u > uid.txt", final="DONE")  # fmt: skip
     agent = Trusting(driver(cli, path=IMAGE_PATH), tls[1])
     files = git_repo({"README.md": b"# team\n"})
     runs = {}
@@ -188,6 +199,7 @@ def test_the_cli_acts_in_its_container_with_and_without_the_skill(
     assert (
         run.workspace is not None and run.workspace["out.txt"] == b"hello team" and run.workspace["ran.txt"] == b"ran\n"
     )
+    assert run.workspace["uid.txt"].strip() not in (b"", b"0")
     run, t, log, seen = runs["baseline"]
     assert t.error is None and t.final_message == "DONE", (t.error, run.stderr[-2000:])
     assert "greet" not in (t.skills_offered or []) and t.skills_loaded == {}
@@ -195,3 +207,4 @@ def test_the_cli_acts_in_its_container_with_and_without_the_skill(
     assert run.workspace is not None and run.workspace["out.txt"] == b"hello team"
     rows, error = box.run_checks(run.workspace, {}, [("out", "grep -q hello out.txt"), ("nope", "test -f nope")], 30)
     assert error is None and [r.exit for r in rows] == ["0", "1"]
+    assert canary.hits == 0  # nothing reached the bridge gateway but through the proxy's CONNECT

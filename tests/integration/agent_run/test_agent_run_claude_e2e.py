@@ -1,5 +1,5 @@
-"""`skill-be run` as a user runs it, on an agent scenario, with the real Claude Code in its container
-(skill-be's image) against the scripted tool-use model on loopback: the skill is offered and loaded
+"""`skill-be run` as a user runs it, on an agent scenario, with the real Claude Code (and GitHub
+Copilot CLI) in its container (skill-be's image) against the scripted tool-use model on loopback: the skill is offered and loaded
 with it, the files the agent wrote are checked, and the report has the agent's numbers."""
 
 from __future__ import annotations
@@ -30,7 +30,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     s.stop()
 
 
-def test_skill_be_runs_claude_code_as_an_agent_in_containers(tmp_path: Path, client: Any, server: Any) -> None:
+# The model entry of each CLI, pointed at the scripted model (Copilot speaks chat completions to it).
+MODELS = {
+    "claude-cli": lambda url: {"adapter": "claude-cli", "id": "agent-mock", "baseUrl": url, "apiKeyEnv": "TEST_KEY"},
+    "copilot-cli": lambda url: {"adapter": "copilot-cli", "id": "agent-mock", "baseUrl": url + "/v1",
+                                "apiKeyEnv": "TEST_KEY"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("cli", sorted(MODELS))
+def test_skill_be_runs_the_cli_as_an_agent_in_containers(tmp_path: Path, client: Any, server: Any, cli: str) -> None:
     server.agent(skill="greet", load="offered", write={"path": "out.txt", "content": "hello team"},
                  command="echo ran > ran.txt", final="I wrote out.txt")  # fmt: skip
     root = tmp_path
@@ -49,7 +58,7 @@ def test_skill_be_runs_claude_code_as_an_agent_in_containers(tmp_path: Path, cli
     write(root / "grader.py", KEYWORD_GRADER)
     doc = {
         "skills": "./skills", "evals": "./evals",
-        "model": {"adapter": "claude-cli", "id": "agent-mock", "baseUrl": server.base_url, "apiKeyEnv": "TEST_KEY"},
+        "model": MODELS[cli](server.base_url),
         "grader": {"adapter": "command", "id": "judge", "run": f"{sys.executable} grader.py"},
         "reps": 1, "gradings": 1, "checks": {"typecheck": False},
     }  # fmt: skip

@@ -70,7 +70,7 @@ RUNNER = """
 import sys
 import time
 from skill_be import cli
-from skill_be.commands import agent_parts
+from skill_be.wiring import agent_parts
 from tests.integration.agent_run.fake_agent import FakeDriver
 agent_parts.driver = lambda name, **options: FakeDriver()
 sys.exit(cli.main(sys.argv[1:]))

@@ -224,7 +224,9 @@ def test_processes_stop_at_the_box_s_limit(boxes: Boxes, model_server: str) -> N
 
 def test_a_fork_bomb_and_a_huge_file_end_as_that_run_s_error(boxes: Boxes, model_server: str) -> None:
     box = boxes.get("docker")
-    bomb = box.run_agent(FakeDriver(), setup_for(model_server, [{"sh": "b() { b | b & }; b; sleep 60"}], timeout=8), {})
+    bomb = box.run_agent(
+        FakeDriver(), setup_for(model_server, [{"sh": "b() { b | b & }; b; while :; do :; done"}], timeout=8), {}
+    )
     assert bomb.exit == "timeout"
     huge = box.run_agent(FakeDriver(), setup_for(model_server, [{"sh": "head -c 300M /dev/zero > big"}]), {})
     assert huge.error is not None and "over" in huge.error  # 128 MB volume: the write fails there

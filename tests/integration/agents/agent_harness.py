@@ -25,15 +25,17 @@ sys.path.insert(0, str(SUPPORT))
 import agent_model_server as ams  # noqa: E402  (the folder is put on sys.path just above)
 
 IN_NETNS = os.geteuid() == 0  # unshare -n needs root; as root every run is offline but for loopback
-CLIS = ("claude", "pi", "opencode")
+CLIS = ("claude", "pi", "opencode", "copilot")  # the tests every CLI with file tools and a skill tool or read passes
+ALL_CLIS = (*CLIS, "codex")  # codex has only its shell (test_codex_agent.py has its own run)
 KEY = "sk-agent-test-key"
 SKILL = "tidy-logs"
-# Which wire format each CLI is pointed at in these tests (pi and opencode speak the OpenAI one here).
-PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai"}
+# Which wire format each CLI is pointed at in these tests (pi, opencode, Copilot CLI and Codex speak the
+# OpenAI one here).
+PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai", "copilot": "openai", "codex": "openai"}
 
 
 def cli_bin_dir() -> list[str]:
-    found = {name: shutil.which(name) for name in CLIS}
+    found = {name: shutil.which(name) for name in ALL_CLIS}
     for name, path in found.items():
         if path is None:
             pytest.fail(f"{name} is not on PATH: run .ci/steps/30-agent-clis.sh and source .ci/env")

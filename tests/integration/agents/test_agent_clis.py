@@ -5,23 +5,42 @@ controls at the end switch one protection off and show the leak it stops."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_harness import CLIS, PARENT_MARKERS, SKILL, bodies, git_workspace, plant_parent, run_agent, setup_for, skill
+from agent_harness import (
+    ALL_CLIS,
+    CLIS,
+    PARENT_MARKERS,
+    SKILL,
+    bodies,
+    git_workspace,
+    plant_parent,
+    run_agent,
+    setup_for,
+    skill,
+)
 
 # The CLI's own tool names: the load (Claude and opencode have a skill tool; pi reads SKILL.md).
-LOAD = {"claude": "Skill", "pi": "read", "opencode": "skill"}
-READ = {"claude": "Read", "pi": "read", "opencode": "read"}
-WRITE = {"claude": "Write", "pi": "write", "opencode": "write"}
-SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash"}
+LOAD = {"claude": "Skill", "pi": "read", "opencode": "skill", "copilot": "skill"}
+READ = {"claude": "Read", "pi": "read", "opencode": "read", "copilot": "view"}
+WRITE = {"claude": "Write", "pi": "write", "opencode": "write", "copilot": "create"}
+SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash", "copilot": "bash", "codex": "exec_command"}
+# Copilot CLI offers its skill tool only when a skill is installed: the baseline has the others.
+SKILL_TOOL_ONLY_WITH_A_SKILL = {"copilot": "skill"}
 NEIGHBOUR = "iso-dates"
+from skill_be.agents.drivers.limit import LIMIT_ERROR  # noqa: E402
+
 WORKSPACE_SKILLS = {
     f"{d}/skills/ws-{n}/SKILL.md": f"---\nname: ws-{n}\ndescription: MARKER-workspace-skill\n---\nx\n"
     for d, n in ((".claude", "claude"), (".agents", "agents"), (".pi", "pi"))
 }
 WORK = {"write": {"path": "out/table.md", "content": "| step | ok |\n"}, "command": "echo ran > ran.txt"}
+# Copilot CLI's create tool refuses a file whose folder does not exist yet ("Parent directory does not
+# exist"): its script writes at the top of the workspace.
+WRITTEN = {"copilot": "table.md"}
 
 
 def user_texts(body: dict[str, Any]) -> list[str]:
@@ -51,7 +70,9 @@ def test_the_two_arms_differ_only_by_the_skill_and_a_load_on_turn_2_counts(
     agent_server: Any, tmp_path: Path, cli: str
 ) -> None:
     plant_parent(tmp_path)
-    script = {"skill": SKILL, "load": "after_read", "read": "notes.txt", "final": "ALL DONE", **WORK}
+    written = WRITTEN.get(cli, "out/table.md")
+    work = {**WORK, "write": {"path": written, "content": "| step | ok |\n"}}
+    script = {"skill": SKILL, "load": "after_read", "read": "notes.txt", "final": "ALL DONE", **work}
 
     # With the skill: read a file, load the skill on turn 2, write a file, run a command, answer. This
     # workspace is no git repository and has skill folders of its own: no driver relies on git to
@@ -68,7 +89,8 @@ def test_the_two_arms_differ_only_by_the_skill_and_a_load_on_turn_2_counts(
     assert (first.name, first.turn) == (READ[cli], 1) and "notes.txt" in json.dumps(first.arguments)
     assert "step1 ok" in (first.result or "")
     assert [c.name for c in t.tool_calls[1:]] == [LOAD[cli], WRITE[cli], SHELL[cli]]
-    assert (ws / "out/table.md").read_text() == "| step | ok |\n"
+    assert not any(c.is_error for c in t.tool_calls), [c for c in t.tool_calls if c.is_error]
+    assert (ws / written).read_text() == "| step | ok |\n"
     assert (ws / "ran.txt").read_text() == "ran\n"
     assert t.final_message == "ALL DONE" and t.turns == 5
     assert (t.input_tokens or 0) > 0 and (t.output_tokens or 0) > 0
@@ -89,9 +111,9 @@ def test_the_two_arms_differ_only_by_the_skill_and_a_load_on_turn_2_counts(
     assert base.error is None
     assert base.skills_offered == () and base.skills_loaded == {}
     assert [c.name for c in base.tool_calls] == [READ[cli], WRITE[cli], SHELL[cli]]
-    assert (ws / "out/table.md").is_file()
+    assert (ws / written).is_file()
     assert [e["offered"] for e in agent_server.agent_log()] == [False] * 4
-    assert tool_names(agent_server) == with_tools
+    assert tool_names(agent_server) == with_tools - {SKILL_TOOL_ONLY_WITH_A_SKILL.get(cli, "")}
     assert SKILL not in bodies(agent_server)
 
 
@@ -111,21 +133,45 @@ def test_a_neighbour_loaded_is_recorded_by_name_and_naming_a_skill_is_not_a_load
     agent_calls = [json.loads(r["body"]) for r in agent_server.model_calls() if json.loads(r["body"]).get("tools")]
     assert agent_calls and all(SKILL in json.dumps(b) and NEIGHBOUR in json.dumps(b) for b in agent_calls)
     # The prompt arrives as the user wrote it (pi, which has no `--`, adds one leading space to a "-" prompt).
-    assert any(p.strip() == "-x: fix the dates" for p in user_texts(agent_calls[0]))
+    # Copilot CLI puts a `<current_datetime>` line before it.
+    prompts = [re.sub(r"^<current_datetime>[^<]*</current_datetime>\s*", "", p) for p in user_texts(agent_calls[0])]
+    assert any(p.strip() == "-x: fix the dates" for p in prompts)
     # maxTokens reaches the request, per model response.
     assert {b.get("max_tokens") or b.get("max_completion_tokens") for b in agent_calls} == {321}
 
 
-@pytest.mark.parametrize("cli", CLIS)
-def test_a_run_that_goes_on_ends_at_the_turn_limit_as_an_error(agent_server: Any, tmp_path: Path, cli: str) -> None:
+@pytest.mark.parametrize("cli", ALL_CLIS)
+@pytest.mark.parametrize("max_turns", [1, 3])
+def test_a_run_that_goes_on_ends_at_the_turn_limit_as_an_error_after_exactly_max_turns_model_calls(
+    agent_server: Any, tmp_path: Path, cli: str, max_turns: int
+) -> None:
+    """maxTurns means model calls for every CLI: the agent's conversation gets exactly that many answers
+    and the run ends as an error worded the same for all."""
     agent_server.reset()
     agent_server.agent(skill=SKILL, forever=True)
     ws = git_workspace(tmp_path / "ws", {})
-    run = run_agent(agent_server, cli, setup_for(agent_server, cli, max_turns=3), ws, tmp_path / "home", timeout=60)
+    setup = setup_for(agent_server, cli, max_turns=max_turns)
+    run = run_agent(agent_server, cli, setup, ws, tmp_path / "home", timeout=60)
     t = run.transcript
-    assert t.error is not None and "turn limit" in t.error, (t.error, run.stdout[-1500:], run.stderr[-1500:])
-    assert 3 <= t.turns <= 4
-    assert len(agent_server.model_calls()) <= 5
+    assert t.error == LIMIT_ERROR.format(max=max_turns, next=max_turns + 1), (t.error, run.stdout[-1500:],
+                                                                              run.stderr[-1500:])  # fmt: skip
+    turns = [e for e in agent_server.agent_log() if e["cli"] == cli]
+    assert len(turns) == max_turns  # answered: the one past the limit never reached the model
+    assert t.turns == max_turns
+    assert [c.name for c in t.tool_calls] == [SHELL[cli]] * max_turns
+
+
+@pytest.mark.parametrize("cli", ALL_CLIS)
+def test_the_control_a_run_that_finishes_under_the_limit_is_no_error(
+    agent_server: Any, tmp_path: Path, cli: str
+) -> None:
+    agent_server.reset()
+    agent_server.agent(skill=SKILL, load="never", command="echo one > one.txt", final="FINISHED")
+    ws = git_workspace(tmp_path / "ws", {})
+    run = run_agent(agent_server, cli, setup_for(agent_server, cli, max_turns=2), ws, tmp_path / "home", timeout=60)
+    assert run.transcript.error is None, (run.transcript.error, run.stderr[-1500:])
+    assert run.transcript.final_message == "FINISHED" and (ws / "one.txt").read_text() == "one\n"
+    assert len([e for e in agent_server.agent_log() if e["cli"] == cli]) == 2
 
 
 @pytest.mark.parametrize("cli", CLIS)

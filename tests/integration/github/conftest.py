@@ -56,7 +56,11 @@ def pull_request_event(fork: bool = False) -> dict[str, Any]:
 
 
 def write_result_file(
-    workspace: Path, ready: bool = True, reasons: tuple[str, ...] = (), scores: list[dict[str, Any]] | None = None
+    workspace: Path,
+    ready: bool = True,
+    reasons: tuple[str, ...] = (),
+    scores: list[dict[str, Any]] | None = None,
+    why: list[dict[str, str]] | None = None,
 ) -> Path:
     """The signup demo's result file as `run` would record it, fingerprints of the current files."""
     project = load_project(workspace / "signup" / "skill-be.demo.yaml", warn=lambda _: None)
@@ -72,6 +76,8 @@ def write_result_file(
         }
         if scores is not None:
             entry["scores"] = scores
+        if why is not None:
+            entry["why"] = why  # the reasons as data, as `run` records them beside their words
         skills[s.name] = entry
     path = project.config.result_file
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -58,7 +58,17 @@ def test_comment_is_created_then_updated_in_place(
 
 def test_outputs_and_job_summary(workspace: Path, fake: FakeGitHub, capsys: pytest.CaptureFixture[str]) -> None:
     write_result_file(
-        workspace, ready=False, reasons=('universal 0%: new-signup — "Never writes the password to a log"',)
+        workspace,
+        ready=False,
+        reasons=('universal 0%: new-signup — "Never writes the password to a log"',),
+        why=[
+            {
+                "kind": "zero",
+                "source": "gate.blockOnZero",
+                "scenario": "new-signup",
+                "line": "Never writes the password to a log",
+            }
+        ],
     )
     ran = run_action(runner_env(workspace, fake), capsys)
     assert ran.code == 1

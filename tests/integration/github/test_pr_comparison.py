@@ -98,7 +98,9 @@ def test_a_blocking_line_within_the_noise_says_so(
     s = scores((1, 3), (3, 3))
     s[0]["baseline"] = {"passed": 3, "total": 3}
     reason = f'regression: new-signup / demo-model — "{CRITERION}": 100% → 33% (-67pp)'
-    write_result_file(workspace, ready=False, reasons=(reason,), scores=s)
+    why = {"kind": "regression", "source": "gate.regressionOnCritical", "scenario": "new-signup"}
+    why |= {"model": "demo-model", "line": CRITERION}
+    write_result_file(workspace, ready=False, reasons=(reason,), scores=s, why=[why])
     run_action(runner_env(workspace, fake), capsys)
     body = body_of(fake)
     assert f"{reason} (within the noise: " in body.replace("\\", "")

@@ -1,4 +1,4 @@
-"""Trigger evals on the real agent CLIs (claude 2.1.197, pi, opencode) through agent mode's drivers,
+"""Trigger evals on the real agent CLIs (claude 2.1.197, pi, opencode, codex 0.169.0, copilot) through agent mode's drivers,
 against the scripted agent model (tests/support/agent_model_server.py): the skill and a neighbour
 are offered, a load is observed both ways (this skill, the neighbour), a load on turn 2 after a
 file read counts, and an answer that names the skill without loading it does not.
@@ -37,7 +37,14 @@ FILES = {
     o.name: {"SKILL.md": f"---\nname: {o.name}\ndescription: {o.description}\n---\nBODY of {o.name}\n".encode()}
     for o in OFFERED
 }
-PROVIDER = {"claude-cli": "anthropic", "pi-cli": "openai", "opencode-cli": "openai"}
+PROVIDER = {
+    "claude-cli": "anthropic",
+    "pi-cli": "openai",
+    "opencode-cli": "openai",
+    "codex-cli": "openai",
+    "copilot-cli": "openai",
+}
+ONE_WIRE = ("claude-cli", "codex-cli")  # the adapters with no provider setting: each speaks one wire format
 CASES = [  # (the skill the model loads, how), the choice expected
     (("duration", "after_read"), "duration"),  # looks around on turn 1, loads on turn 2
     (("money", "offered"), "money"),  # the neighbour instead
@@ -60,7 +67,7 @@ def test_the_loaded_skill_is_read_from_the_transcript(server: Any, cli: str, tmp
     provider = PROVIDER[cli]
     url = server.base_url + ("/v1" if provider == "openai" else "")
     settings = {"adapter": cli, "id": "agent-mock", "baseUrl": url, "apiKeyEnv": "TRIGGER_KEY"}
-    if cli != "claude-cli":  # claude speaks anthropic only, and takes no provider key
+    if cli not in ONE_WIRE:  # claude speaks anthropic only and codex the Responses API; neither takes a provider
         settings["provider"] = provider
     entry = AdapterEntry(cli, "agent-mock", settings, Where("skill-be.yaml", "model"))
     warnings: list[str] = []
@@ -79,4 +86,7 @@ def test_the_loaded_skill_is_read_from_the_transcript(server: Any, cli: str, tmp
         for call in server.model_calls()
         for t in json.loads(call["body"] or "{}").get("tools") or ()
     }
+    if cli == "codex-cli":  # Codex's tools cannot be chosen: it looks around and loads a skill with its shell
+        assert "exec_command" in tools and not tools & {"Write", "write", "Edit", "edit", "apply_patch"}, tools
+        return
     assert tools and not tools & {"Bash", "bash", "Write", "write", "Edit", "edit"}, tools

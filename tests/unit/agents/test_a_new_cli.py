@@ -70,7 +70,7 @@ def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def test_every_part_takes_a_cli_planted_in_the_table(planted: None, monkeypatch: pytest.MonkeyPatch) -> None:
     from skill_be.agents.preflight import check_agent_models
     from skill_be.agents.triggers import agent_choosers
-    from skill_be.commands import agent_parts
+    from skill_be.wiring import agent_parts
 
     skill: Any = type("S", (), {})()
     scenario = type("Sc", (), {"agent": object(), "id": "a"})()

@@ -16,7 +16,7 @@ from skill_be.agents.drivers.base import AgentLimits, AgentSetup, ModelEndpoint,
 
 WS, HOME = PurePosixPath("/work/ws"), PurePosixPath("/work/home")
 KEY = "sk-unit-secret"
-PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai"}
+PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai", "codex": "openai"}
 
 
 def setup(cli: str, **kw: object) -> AgentSetup:
@@ -26,7 +26,7 @@ def setup(cli: str, **kw: object) -> AgentSetup:
     return AgentSetup(**args)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("cli", ["claude", "pi", "opencode"])
+@pytest.mark.parametrize("cli", ["claude", "pi", "opencode", "codex"])
 def test_a_launch_writes_only_under_home_keeps_the_key_out_of_files_and_the_callers_env_out(
     cli: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -69,7 +69,10 @@ def test_limits_reach_each_cli() -> None:
     models = next(data for p, data in pi.files.items() if p.name == "models.json")
     assert json.loads(models)["providers"]["skill-be"]["models"][0]["maxTokens"] == 321
     oc = driver("opencode").prepare(setup("opencode", limits=limits), WS, HOME)
-    assert oc.argv[2:4] == ["7", '"type":"step_start"']
+    # skill-be's relay holds the limit (7 model calls); the wrapper's step count is a second lock.
+    assert oc.argv[1:3] == [str(HOME / ".skill-be/relay.py"), str(HOME / ".skill-be/relay.json")]
+    assert json.loads(oc.files[HOME / ".skill-be/relay.json"])["max"] == 7
+    assert oc.argv[5:7] == ["8", '"type":"step_start"']
 
 
 def test_a_prompt_that_looks_like_an_option_stays_a_prompt() -> None:
@@ -118,7 +121,7 @@ def test_claude_stream_tool_calls_load_tokens_and_a_bounded_result() -> None:
 def test_claude_errors_turn_limit_and_api() -> None:
     s = setup("claude", limits=AgentLimits(max_turns=3))
     limit = driver("claude").parse(lines({"type": "result", "subtype": "error_max_turns", "num_turns": 4}), s)
-    assert limit.error == "turn limit reached (4 turns, maxTurns 3)"
+    assert limit.error == "turn limit reached (maxTurns 3: the agent asked for model call 4)"
     api = lines({"type": "result", "subtype": "success", "is_error": True, "api_error_status": 500, "result": "boom"})
     assert driver("claude").parse(api, s).error == "API error 500: boom"
     # A failed Skill call is no load; a Read of an installed SKILL.md is one.
@@ -145,7 +148,7 @@ def test_pi_stream_a_failed_read_of_skill_md_is_no_load_and_the_abort_at_the_lim
     )  # fmt: skip
     t = driver("pi").parse(out, s)
     assert t.skills_loaded == {} and t.tool_calls[0].is_error and t.tool_calls[0].result == "ENOENT"
-    assert (t.turns, t.error) == (1, "turn limit reached (1 turns, maxTurns 1)")
+    assert (t.turns, t.error) == (1, "turn limit reached (maxTurns 1: the agent asked for model call 2)")
     err = lines({"type": "message_end", "message": {"role": "assistant", "content": [], "stopReason": "error",
                                                     "errorMessage": "429 slow down"}})  # fmt: skip
     assert driver("pi").parse(err, setup("pi")).error == "the model call failed: 429 slow down"
@@ -158,11 +161,15 @@ def test_opencode_stream_load_and_error_event() -> None:
         {"type": "step_start", "part": {}},
         {"type": "tool_use", "part": {"tool": "skill", "callID": "c1", "state": done}},
         {"type": "step_finish", "part": {"tokens": {"input": 5, "output": 2, "reasoning": 1, "cache": {"read": 1}}}},
-        {"type": "error", "error": {"name": "SkillBeTurnLimit", "data": {"message": "turn limit reached (maxTurns 1)"}}},
+        {"type": "error", "error": {"name": "SkillBeTurnLimit", "data": {"message": "turn limit reached (maxTurns 1: the agent asked for model call 2)"}}},
     )  # fmt: skip
     t = driver("opencode").parse(out, s)
     assert t.skills_loaded == {"other": 1}  # a neighbour's load is recorded by its name
-    assert (t.input_tokens, t.output_tokens, t.error) == (6, 3, "turn limit reached (maxTurns 1)")
+    assert (t.input_tokens, t.output_tokens, t.error) == (
+        6,
+        3,
+        "turn limit reached (maxTurns 1: the agent asked for model call 2)",
+    )
 
 
 def test_the_registry_imports_a_driver_only_when_it_is_named() -> None:

@@ -52,7 +52,10 @@ def test_a_run_that_goes_on_ends_when_turn_max_plus_one_starts(tmp_path: Path) -
     code, events, _ = run(tmp_path, "forever", max_turns=3)
     assert code == 1
     assert [e["type"] for e in events] == ["step_start"] * 3 + ["error"]
-    assert events[-1]["error"] == {"name": "SkillBeTurnLimit", "data": {"message": "turn limit reached (maxTurns 3)"}}
+    assert events[-1]["error"] == {
+        "name": "SkillBeTurnLimit",
+        "data": {"message": "turn limit reached (maxTurns 3: the agent asked for model call 4)"},
+    }
 
 
 def test_the_first_api_error_of_the_agents_model_ends_the_run_and_the_title_calls_does_not(tmp_path: Path) -> None:

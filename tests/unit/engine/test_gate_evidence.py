@@ -63,7 +63,7 @@ def test_strict_blocks_a_small_drop_and_notes_it_is_noise() -> None:
         s.BLOCKED_REGRESSION.format(scenario="a", model="m", line="c0", baseline=60, with_skill=40, delta="-20")
     )
     assert text[first + 1].startswith("  - Within the noise: the 95% interval of this delta, ")
-    assert "reps per arm would decide it (now 5)" in text[first + 1]
+    assert text[first + 1].endswith("; 5 reps per arm cannot tell; about 97 would: run --reps 97.")
     assert text[-1] == s.NOT_READY_LINE
 
 
@@ -225,3 +225,37 @@ def test_a_first_look_block_stands_at_the_second_look() -> None:
     assert not second.ready and second.blocks == first.blocks
     assert all(i.line is not None for i in second.inconclusive)
     assert second.levels.look == 2
+
+
+def test_a_ready_skill_with_a_line_at_zero_never_says_no_universal_zero() -> None:
+    """Evidence: 0 of 2 with the skill cannot be told from 20%, so it does not block; the READY line
+    does not claim "No universal 0% criteria" and the line says how many reps would tell."""
+    table = {("a", "m"): (answers(2, [1], 2), answers(2, [1], 2))}  # c1 at 0% in both arms
+    g = judge(table, [sc("a", critical=False)])
+    assert g.ready and [(z.scenario, z.line, z.have, z.reps) for z in g.zero_seen] == [("a", "c1", 2, 11)]
+    text = release_gate_section(g)
+    assert text[-1] == s.READY_LINE_ZERO_SEEN and s.READY_LINE not in text
+    assert (
+        '- 0% with the skill on every model, not blocking: `a` — *"c1"*: 2 reps per arm cannot tell it from 20%; '
+        "about 11 would: run --reps 11."
+    ) in text
+    # the zero rule switched off says so, under strict too
+    off = judge(table, [sc("a", critical=False)], GateConfig(block_on_zero=False))
+    assert off.ready and release_gate_section(off)[-1] == s.READY_LINE_ZERO_SEEN
+    assert '- 0% with the skill on every model, not blocking (gate.blockOnZero is false): `a` — *"c1"*.' in (
+        release_gate_section(off)
+    )
+
+
+def test_the_reference_lines_stay_where_the_reference_prints_them() -> None:
+    """Control: strict, the line at 0% blocks with the reference's words; with no line at 0%, READY
+    is the reference's line byte for byte."""
+    table = {("a", "m"): (answers(2, [1], 2), answers(2, [1], 2))}
+    g = judge(table, [sc("a", critical=False)], GateConfig())
+    assert not g.ready and g.zero_seen == ()
+    assert s.BLOCKED_ZERO.format(scenario="a", line="c1") in release_gate_section(g)
+    fine = {("a", "m"): (answers(2, [1], 2), answers(2, [2], 2))}
+    ready = judge(fine, [sc("a", critical=False)], GateConfig())
+    assert ready.ready and release_gate_section(ready)[-1] == s.READY_LINE == (
+        "**READY** — No universal 0% criteria. No critical regressions."
+    )

@@ -67,3 +67,47 @@ def test_faults_of_an_output_with_code_tests_that_could_not_start() -> None:
     assert [f.reason for f in faults_of(o)] == ["docker: no such image"]
     h = assess([o, o], ["m1"], 1.0)
     assert h.error and h.cause == "the code tests could not run on any answer: docker: no such image (2x)"
+
+
+def test_every_output_of_one_unit_erroring_is_error_with_that_units_fault() -> None:
+    """One scenario's outputs all errored (a grader that answers one criterion of two): its lines were
+    never measured, whatever the share."""
+    good = [out(rep=r) for r in (1, 2)]
+    bad = [out(grading_errors=["unparseable reply: no verdict for criterion 2"], rep=r) for r in (1, 2)]
+    for o in bad:
+        o.scenario = "round"
+    h = assess([*good, *bad], ["m1"], 0.9)
+    assert h.error
+    assert h.cause == (
+        "every baseline output of the scenario round on m1 errored: grader: unparseable reply: "
+        "no verdict for criterion 2 (2x)"
+    )
+    assert not assess([*good, *bad], ["m1"], 0.9, on=False).error  # gate.errorVerdict: false
+
+
+def test_a_gate_blocked_by_errors_alone_is_error_and_a_measured_block_is_not() -> None:
+    from skill_be.engine.gate import Gate
+
+    outputs = [out(error="boom"), out(), out(), out()]
+    alone = Gate(False, (), (), 1, True, False)
+    h = assess(outputs, ["m1"], 0.5, gate=alone)
+    assert h.error and h.why == "1 of 4 outputs errored and nothing measured blocks (gate.blockOnErrors)"
+    measured = Gate(False, (("s", "a line"),), (), 1, True, False)  # a zero block beside the error
+    assert not assess(outputs, ["m1"], 0.5, gate=measured).error
+    assert not assess(outputs, ["m1"], 0.5, on=False, gate=alone).error
+
+
+def test_trigger_calls_that_alone_block_are_error() -> None:
+    from skill_be.engine.gate import Gate
+    from skill_be.engine.trigger_scores import Observation, TriggerResult
+    from skill_be.project.triggers import TriggerQuery
+
+    q = TriggerQuery("q", "should", ("triggers", "should", 0))
+    seen = (Observation(q, "m1", 1, error="timed out"), Observation(q, "m1", 2, "money"))
+    result = TriggerResult("money", ("money",), 2, "strict", seen, (), ())
+    gate = Gate(False, (), (), 0, True, False, trigger=result)
+    h = assess([out(), out()], ["m1"], 0.5, gate=gate)
+    assert h.error and h.cause == (
+        "1 trigger call(s) failed and nothing measured blocks (gate.blockOnErrors): trigger calls: timed out (1x)"
+    )
+    assert not assess([out(), out()], ["m1"], 0.5, on=False, gate=gate).error  # the reference's way

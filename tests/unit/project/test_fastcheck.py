@@ -15,7 +15,9 @@ import pytest
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from skill_be.errors import ConfigError
 from skill_be.project import fastcheck
+from skill_be.project.characters import refuse_bad_characters
 from skill_be.project.config import load_config
 from skill_be.project.evals import load_eval
 from skill_be.project.models import ConfigModel, EvalFileModel
@@ -60,7 +62,17 @@ def corpus_files() -> Iterator[tuple[str, str, object]]:
                 data = yaml.safe_load(text) if fmt == "config" else json.loads(text)
             except (UnicodeDecodeError, yaml.YAMLError, json.JSONDecodeError):
                 continue
+            if _refused_characters(data):
+                continue  # the loader refuses it before either path sees it (project/characters.py)
             yield case.name, fmt, data
+
+
+def _refused_characters(data: object) -> bool:
+    try:
+        refuse_bad_characters(data, "", "file", "json")
+    except ConfigError:
+        return True
+    return False
 
 
 def unsound(files: list[tuple[str, str, object]]) -> list[str]:

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from tests.unit.project.projectdir import ProjectDir, judge
 
-from skill_be.commands.assembly import engine_settings
 from skill_be.engine.prompts import DEFAULT_GRADER_RULES, GENERIC_GRADER_RULES, grader_prompt
 from skill_be.errors import ConfigError
 from skill_be.project.config import load_config
 from skill_be.project.loader import load_project
+from skill_be.wiring.assembly import engine_settings
 
 
 def with_template(tmp_path: Path, line: str) -> ProjectDir:
@@ -45,7 +45,7 @@ def test_a_grader_prompt_wins_over_the_template(tmp_path: Path) -> None:
 
 
 def test_an_unknown_template_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"grader\.template: must be code .* or generic .*, not 'prose'"):
+    with pytest.raises(ConfigError, match=r"grader\.template: must be code .*, generic .* or evidence .*, not 'prose'"):
         load_config(with_template(tmp_path, "  template: prose\n").config)
 
 

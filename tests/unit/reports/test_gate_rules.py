@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from skill_be.engine.gate import ShortOfMinDelta, WorseThanPrevious, short_of_min_delta
 from skill_be.engine.stats import Interval
 from skill_be.errors import ConfigError
+from skill_be.reports.gate import rule_text
 from skill_be.results.compare import COMPARED, NOT_COMPARABLE, LineChange, SkillChange
-from skill_be.results.gate_rules import min_delta_reason, previous_rule, worse_than_previous
+from skill_be.results.gate_rules import blocking_rules, previous_rule, worse_than_previous
 
 
 def line(base: tuple[int, int], head: tuple[int, int], critical: bool = True, status: str = COMPARED,
@@ -29,9 +31,12 @@ def line(base: tuple[int, int], head: tuple[int, int], critical: bool = True, st
     ],
 )
 def test_min_delta(effect: Interval | None, minimum: float | None, rule: str, blocks: bool) -> None:
-    reason = min_delta_reason(effect, minimum, rule)
-    assert (reason is not None) is blocks
-    if reason and effect:
+    decided = short_of_min_delta(effect, minimum, rule)
+    assert (decided is not None) is blocks
+    if decided:
+        assert isinstance(decided, ShortOfMinDelta) and decided.effect == effect
+    if decided and effect:
+        reason = rule_text(decided)
         assert reason.startswith("min delta: the overall effect over no skill is +12pp (+3 to +21); ")
         assert reason.endswith(f"must reach {minimum:g}pp (gate.minDelta)")
 
@@ -43,8 +48,11 @@ def test_previous_strict_blocks_any_critical_line_that_dropped() -> None:
         line((5, 5), (0, 5), status=NOT_COMPARABLE, name="C"),  # its criteria changed
         line((3, 5), (5, 5), name="U"),  # better
     ))  # fmt: skip
-    assert worse_than_previous(skill, "strict") == ['worse than the base: s1 / m — "L": 100% → 80% (-20pp)']
+    [worse] = worse_than_previous(skill, "strict")
+    assert worse == WorseThanPrevious("s1", "m", "the base", line="L", base=(5, 5), head=(4, 5))
+    assert rule_text(worse) == 'worse than the base: s1 / m — "L": 100% → 80% (-20pp)'
     assert previous_rule([skill], "block", "strict")["demo"].blocks
+    assert blocking_rules(previous_rule([skill], "block", "strict")) == ["gate.previous"]
     assert previous_rule([skill], "warn", "strict")["demo"].warnings
     assert not previous_rule([skill], "warn", "strict")["demo"].blocks
     assert previous_rule([skill], "off", "strict") == {}
@@ -54,8 +62,9 @@ def test_previous_evidence_blocks_only_a_scenario_surely_worse() -> None:
     noisy = SkillChange("demo", "compared", (line((5, 5), (4, 5)),))
     assert worse_than_previous(noisy, "evidence") == []  # -20pp, its interval holds 0
     sure = SkillChange("demo", "compared", (line((10, 10), (0, 10)), line((10, 10), (1, 10), name="K")))
-    [reason] = worse_than_previous(sure, "evidence")
-    assert reason.startswith("worse than the base (evidence): s1 / m — the scenario's mean change -95pp (")
+    [worse] = worse_than_previous(sure, "evidence")
+    assert (worse.scenario, worse.model, worse.line) == ("s1", "m", None)
+    assert rule_text(worse).startswith("worse than the base (evidence): s1 / m — the scenario's mean change -95pp (")
 
 
 def test_config_keys_are_checked(tmp_path: Path) -> None:

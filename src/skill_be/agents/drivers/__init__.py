@@ -13,12 +13,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from skill_be.agents.drivers.base import AgentDriver, ModelEndpoint
+from skill_be.agents.drivers.limit import limited
 
 # The config's adapter name -> the module of the driver that runs that CLI as an agent.
 DRIVERS: Mapping[str, str] = {
     "claude-cli": "skill_be.agents.drivers.claude",
     "pi-cli": "skill_be.agents.drivers.pi",
     "opencode-cli": "skill_be.agents.drivers.opencode",
+    "codex-cli": "skill_be.agents.drivers.codex",
+    "copilot-cli": "skill_be.agents.drivers.copilot",
     "fake": "skill_be.agents.drivers.fake",  # a canned agent that does nothing (run --fake)
 }
 
@@ -35,10 +38,11 @@ def module_of(name: str) -> str:
 
 
 def driver(name: str, **options: str) -> AgentDriver:
-    """The driver called `name` (an adapter name or a driver name); KeyError when there is none."""
+    """The driver called `name` (an adapter name or a driver name), under skill-be's turn limit when it
+    declares `turn_limit = "relay"` (drivers/limit.py); KeyError when there is none."""
     module = importlib.import_module(module_of(name))
     made: AgentDriver = module.create(**options)
-    return made
+    return limited(made)
 
 
 def endpoint(adapter: Any) -> ModelEndpoint:

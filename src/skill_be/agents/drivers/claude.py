@@ -29,6 +29,7 @@ from skill_be.agents.drivers.events import (
     skill_files,
     text_of,
 )
+from skill_be.agents.drivers.limit import LIMIT_ERROR
 
 DEFAULT_TOOLS = ("Read", "Write", "Edit", "Bash")
 SKILL_TOOL = "Skill"  # always offered, so both arms have the same tools and a skill can be loaded
@@ -40,7 +41,7 @@ AGENT_ENV = {
     "LANG": "C.UTF-8",
 }
 ERRORS = {
-    "error_max_turns": "turn limit reached ({turns} turns, maxTurns {max})",
+    "error_max_turns": LIMIT_ERROR,  # claude stops before model call maxTurns + 1 is sent
     "error_during_execution": "the run failed during execution",
 }
 
@@ -148,8 +149,8 @@ class ClaudeDriver:
             t.final = str(result or "")
             return
         if subtype in ERRORS:
-            turns = event.get("num_turns")
-            t.fail(ERRORS[subtype].format(turns=turns, max=t.setup.limits.max_turns))
+            n = t.setup.limits.max_turns
+            t.fail(ERRORS[subtype].format(max=n, next=n + 1))
         else:
             status = event.get("api_error_status")
             detail = str(result or subtype or "error")

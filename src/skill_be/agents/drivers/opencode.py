@@ -12,11 +12,13 @@ models fetch, the npm registry pointed at loopback, an in-memory database), priv
 A load: a `tool_use` event for the `skill` tool, status `completed`, input `{"name": <name>}`.
 
 Turn limit: the agent's `steps` only asks the model to stop (and keeps running its tools when it
-does not), so the launch runs opencode under a small python3 wrapper (turn_limit.py) that ends the
-run when turn `maxTurns + 1` starts and prints an error event. The same wrapper ends the run at
-opencode's first "stream error" log line (a failed model request, which opencode would retry for
-about a minute), and gives opencode the prompt on stdin (as an argument, opencode would wrap a
-prompt with spaces in quotes).
+does not), and opencode sends model call `maxTurns + 1` before it says a step started, so the limit
+is skill-be's relay (drivers/limit.py, `turn_limit = "relay"`): call `maxTurns + 1` never reaches
+the provider. The launch also runs opencode under a small python3 wrapper (turn_limit.py) that ends
+the run at opencode's first "stream error" log line (a failed model request, which opencode would
+retry for about a minute; the relay's refusal is one), gives opencode the prompt on stdin (as an
+argument, opencode would wrap a prompt with spaces in quotes), and ends the run when step
+`maxTurns + 2` starts, a second lock.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class OpencodeDriver:
     providers: tuple[str, ...] = ("openai", "anthropic")
     # A trigger call needs no write, edit or shell: the agent may look around and load a skill.
     trigger_tools: tuple[str, ...] = ("read",)
+    turn_limit = "relay"  # skill-be's own (drivers/limit.py): opencode's steps do not hold
 
     def __init__(self, bin: str = "opencode", path: str = DEFAULT_PATH, python: str = "python3") -> None:
         self.bin = bin
@@ -114,7 +117,7 @@ class OpencodeDriver:
             env["OPENCODE_AUTH_CONTENT"] = json.dumps(
                 {PROVIDER if ep.base_url else ep.provider: {"type": "api", "key": ep.api_key}}
             )
-        argv = [self.python, str(wrapper), str(setup.limits.max_turns), TURN_MARKER, str(prompt),
+        argv = [self.python, str(wrapper), str(setup.limits.max_turns + 1), TURN_MARKER, str(prompt),
                 API_ERROR,
                 self.bin, "run", "-m", self.model(setup), "--agent", AGENT, "--title", "skill-be", "--pure",
                 "--format", "json", "--dir", str(workspace), "--print-logs", "--log-level", "ERROR"]  # fmt: skip

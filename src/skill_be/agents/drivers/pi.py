@@ -35,6 +35,7 @@ from skill_be.agents.drivers.events import (
     skill_files,
     text_of,
 )
+from skill_be.agents.drivers.limit import LIMIT_ERROR
 
 DEFAULT_TOOLS = ("read", "write", "edit", "bash")
 PROVIDER = "skill-be"  # the custom provider's name in models.json, when the endpoint has a base URL
@@ -133,7 +134,8 @@ class PiDriver:
         content = message.get("content")
         blocks = [as_dict(b) for b in content] if isinstance(content, list) else []
         if stop == "aborted" and not blocks and t.turns >= t.setup.limits.max_turns:
-            t.fail(f"turn limit reached ({t.turns} turns, maxTurns {t.setup.limits.max_turns})")
+            n = t.setup.limits.max_turns
+            t.fail(LIMIT_ERROR.format(max=n, next=n + 1))
             return 0.0
         t.turns += 1
         t.texts = [str(b.get("text") or "") for b in blocks if b.get("type") == "text"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skill_be.checks import CheckOutcome
-from skill_be.engine.gate import with_rules
+from skill_be.engine.gate import FakeRun, with_rules
 from skill_be.engine.health import Health, skill_health
 from skill_be.engine.observations import Output
 from skill_be.engine.runner import SkillRun
@@ -17,7 +17,7 @@ from skill_be.errors import UsageError
 from skill_be.project.loader import Project
 from skill_be.reports import fake as fake_words
 from skill_be.reports.errors import error_report, health_keys
-from skill_be.reports.gate import gate_reasons
+from skill_be.reports.gate import gate_reasons, recorded_reasons
 from skill_be.reports.markdown import Header, skill_report
 from skill_be.reports.summary import run_summary, skill_summary
 from skill_be.results.result_file import ResultEntry, scores_of, write_result_file
@@ -93,7 +93,7 @@ class RunFiles:
         self.html = HtmlInputs() if html else None
         self.summaries: dict[str, object] = {}
         self.reports: list[Path] = []
-        # commands/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
+        # wiring/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
         self.extras: Extras = extras or (lambda run: ([], {}))
         self.errored: dict[str, Health] = {}  # issue 20: skills whose verdict is ERROR (engine/health.py)
         self.result_written = False  # issue 20: whether this run wrote the result file
@@ -123,12 +123,12 @@ class RunFiles:
         """The skill's report (returned, to print), summary.json and the result file."""
         name = run.skill.name
         if self.fake:
-            run = replace(run, gate=with_rules(run.gate, blocks=[fake_words.BLOCK]))
+            run = replace(run, gate=with_rules(run.gate, blocks=[FakeRun()]))
         extra_lines, extra_keys = self.extras(run)
         report = skill_report(run, self.header, extra_lines)
         if self.fake:
             report = fake_words.fake_report(report)
-        health = skill_health(run.outputs, self.header.labels, self.project.config.gate)  # hook: issue 20
+        health = skill_health(run.outputs, self.header.labels, self.project.config.gate, run.gate)
         if health.error:
             report = error_report(report, health)
         self.reports.append(self.run_dir.write_report(name, report))
@@ -148,6 +148,7 @@ class RunFiles:
             fingerprint=fingerprint,
             ready=run.gate.ready,
             reasons=tuple(gate_reasons(run.gate)),
+            why=tuple(recorded_reasons(run.gate)),
             models=tuple(self.header.labels),
             grader=self.header.grader,
             scores=scores_of(run),

@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from skill_be.commands.common import warn
-from skill_be.commands.run_files import RunFiles
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.observations import Output
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.topup import settle
 from skill_be.project.loader import Project, Skill
 from skill_be.reports.summary import skill_summary
+from skill_be.wiring.common import warn
+from skill_be.wiring.run_files import RunFiles
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from skill_be.commands.run_files import Extras
 from skill_be.engine.arms import DEFAULT_ARMS, Arm, Then, previous_arm
 from skill_be.engine.gate import with_rules
 from skill_be.engine.prompts import PREVIOUS
@@ -31,10 +30,11 @@ from skill_be.paths import shown
 from skill_be.project.loader import Project
 from skill_be.reports.previous import previous_json, previous_section
 from skill_be.results.compare import Comparison, SkillChange
-from skill_be.results.gate_rules import previous_rule
+from skill_be.results.gate_rules import rule_outcomes
 from skill_be.results.git_files import GitError
 from skill_be.results.previous import ABSENT, UNCHANGED, Previous, materialise
 from skill_be.results.previous_compare import comparable, previous_change
+from skill_be.wiring.run_files import Extras
 
 
 class Versus:
@@ -82,7 +82,8 @@ class Versus:
         change = previous_change(run.skill, t.skill, run.lines, labels, run.outputs, run.gate.ready, self.short)
         self.changes[name] = change
         gate = self.project.config.gate
-        rule = previous_rule([change], gate.previous, gate.rule, f"the previous version ({self.short})")
+        # gate.minDelta was decided by the engine's gate on this run: only gate.previous here
+        rule = rule_outcomes([name], {name: change}, {}, gate, f"the previous version ({self.short})")
         o = rule.get(name)
         if o is not None:
             run.gate = with_rules(run.gate, o.blocks, o.warnings)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 from skill_be.adapters.credentials import Redactor, api_key
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, check_unique, labels
-from skill_be.commands.common import warn
 from skill_be.engine.arms import DEFAULT_ARMS, Arm
 from skill_be.engine.calls import LIVE, CallHook
 from skill_be.engine.limiter import PriorityLimiter
@@ -24,6 +23,7 @@ from skill_be.engine.runner import CodeTests, Engine, Listener, Model, Settings,
 from skill_be.errors import Interrupted
 from skill_be.project.config import AdapterEntry, Config
 from skill_be.project.loader import Project
+from skill_be.wiring.common import warn
 
 if TYPE_CHECKING:
     from skill_be.engine.agent import AgentSide
@@ -100,6 +100,8 @@ def engine_settings(config: Config, reps: int | None = None) -> Settings:
         grader_rules=config.grader_prompt or grader_rules(config.grader_template),  # hook: issue 20
         gate=config.gate,
         prices=config.pricing,  # budgets' maxCostUsd (engine/assertions.py)
+        evidence=config.grader_evidence,
+        max_split=config.grader_max_split,
     )
 
 
@@ -113,6 +115,7 @@ class Parts:
     grader: Model | None
     classifier: Model | None
     tests: CodeTests | None
+    more_graders: tuple[Model, ...] = ()  # `grader` as a list: the judges after the first
 
     def engine(
         self,
@@ -133,8 +136,12 @@ class Parts:
         under_test = self.models if models is None else models
         return Engine(
             under_test, self.grader, limiter, settings, listener, self.tests, self.redactor,
-            hook=hook or LIVE, units=units, arms=arms, agents=agents,
+            hook=hook or LIVE, units=units, arms=arms, agents=agents, warn=warn, more_graders=self.more_graders,
         )  # fmt: skip
+
+    @property
+    def judges(self) -> tuple[Model, ...]:
+        return (self.grader, *self.more_graders) if self.grader is not None else ()
 
     def describe(self) -> dict[str, object]:
         """What summary.json records about the parts: each model's adapter, the grader, the sandbox."""
@@ -142,6 +149,11 @@ class Parts:
         return {
             "models": [{"label": m.label, **m.adapter.describe()} for m in self.models],
             "grader": {"label": self.grader.label, **self.grader.adapter.describe()} if self.grader else None,
+            **(
+                {"graders": [{"label": m.label, **m.adapter.describe()} for m in self.judges]}
+                if self.more_graders
+                else {}
+            ),
             "codeTests": dict(tests()) if self.tests else None,
         }
 
@@ -163,21 +175,29 @@ async def assemble(
     env = AdapterEnv(root=config.root, environ=dict(os.environ), redactor=redactor)
     registry = AdapterRegistry()
     under_test = build_models(config, env, registry) if models else []
-    judge = Model(config.grader.id, registry.create(config.grader, env)) if grader else None
+    judges = build_judges(config, env, registry) if grader else []
     triager = config.triage_model if classifier else None
     classify = Model(triager.id, registry.create(triager, env)) if triager else None
     entries = [
         *(config.models if models else ()),
-        *([config.grader] if judge else []),
+        *(config.graders if judges else ()),
         *([triager] if triager else []),
     ]
-    await preflight(entries, [*under_test, *([judge] if judge else []), *([classify] if classify else [])], env)
+    await preflight(entries, [*under_test, *judges, *([classify] if classify else [])], env)
     tests, close_tests = await open_code_tests(tested or project, keep_deps)
     try:
-        yield Parts(project, redactor, under_test, judge, classify, tests)
+        first = judges[0] if judges else None
+        yield Parts(project, redactor, under_test, first, classify, tests, tuple(judges[1:]))
     finally:
         await close_tests()
-        await close_adapters([*under_test, *([judge] if judge else []), *([classify] if classify else [])])
+        await close_adapters([*under_test, *judges, *([classify] if classify else [])])
+
+
+def build_judges(config: Config, env: AdapterEnv, registry: AdapterRegistry) -> list[Model]:
+    """The grader, or each judge of `grader` as a list (labelled by id, by adapter:id where ids repeat)."""
+    entries = list(config.graders)
+    names = [e.id for e in entries] if len({e.id for e in entries}) == len(entries) else labels(entries)
+    return [Model(name, registry.create(e, env)) for e, name in zip(entries, names, strict=True)]
 
 
 async def close_adapters(models: Sequence[Model]) -> None:

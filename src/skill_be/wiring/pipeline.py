@@ -12,11 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skill_be.checks import CheckOutcome, run_checks, validate_checks
-from skill_be.commands.agent_parts import check_agents
-from skill_be.commands.assembly import Parts
-from skill_be.commands.common import warn
-from skill_be.commands.run_files import RunFiles
-from skill_be.commands.scale import write_junit, written_with
 from skill_be.engine.arms import DEFAULT_ARMS, Arm
 from skill_be.engine.calls import CallHook
 from skill_be.engine.gate import ScenarioLines
@@ -30,10 +25,15 @@ from skill_be.reports.errors import closing_lines
 from skill_be.reports.fake import fake_closing
 from skill_be.reports.progress import Progress
 from skill_be.results.result_file import ResultEntry, read_result_file
+from skill_be.wiring.agent_parts import check_agents
+from skill_be.wiring.assembly import Parts
+from skill_be.wiring.common import warn
+from skill_be.wiring.run_files import RunFiles
+from skill_be.wiring.scale import write_junit, written_with
 
 if TYPE_CHECKING:
-    from skill_be.commands.trigger_setup import TriggerRuns
     from skill_be.engine.agent import AgentSide
+    from skill_be.wiring.trigger_setup import TriggerRuns
 
 
 def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
@@ -41,7 +41,7 @@ def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
     setting that cannot work. Hint-word warnings print here too. Returns the result file's entries."""
     previous = read_result_file(project.config.result_file)
     validate_checks(project, warn)
-    check_agents(project)  # issue 17: agent scenarios need agent CLIs (commands/agent_parts.py)
+    check_agents(project)  # issue 17: agent scenarios need agent CLIs (wiring/agent_parts.py)
     if any(sc.attachments for s in project.skills for sc in s.evals.scenarios):
         from skill_be.project.attachments import first_refusal
 
@@ -82,8 +82,8 @@ async def benchmark(
     judge: Callable[[SkillRun], SkillRun] | None = None,
 ) -> None:
     """Every skill at once under the engine's one limit; each skill's files as soon as it finishes.
-    `triggers` runs each skill's trigger calls beside its scenarios (commands/trigger_setup.py);
-    `judge` adds what decides beyond the run's arms (the previous arm, commands/versus.py)."""
+    `triggers` runs each skill's trigger calls beside its scenarios (wiring/trigger_setup.py);
+    `judge` adds what decides beyond the run's arms (the previous arm, wiring/versus.py)."""
     fingerprints = {s.name: project.fingerprint(s) for s in project.skills}
 
     async def one(i: int, skill: Skill) -> None:
@@ -195,3 +195,46 @@ def terminal_lines(
         files.terminal or Style(),
         SKILL_SUFFIX if files.fake else "",
     )
+
+
+async def check_graders(project: Project, settings: Settings, concurrency: int, dry_run: bool = False) -> int:
+    """`check --graders` and `run --validate`: every reference answer judged as a run would judge it
+    (the grader, the code tests, the assertions), each line that disagrees with its `expect` printed
+    as one line, the judge's replies kept under `<results>/graders/`. 0 when every line agrees, else 1.
+    No model under test is called; with `dry_run`, only the plan is printed."""
+    from datetime import datetime
+
+    from skill_be.engine.references import check_references, disagreements, plan, references_of
+    from skill_be.reports.references import plan_lines, result_lines
+    from skill_be.results.run_dir import RunDir
+    from skill_be.wiring.assembly import assemble
+
+    config = project.config
+    todo = references_of(project.skills)
+    if not todo:
+        raise ConfigError(
+            f"{shown(config.path)}: no scenario has references; add references (answers with what each line must "
+            "give) to a scenario of an eval file (see docs/guide/judge.md)"
+        )
+    graded = any(sl.scenario.criteria for _, sl, _ in todo)
+    if dry_run:
+        judges = [j.id for j in config.graders]
+        calls = settings.gradings * len(judges)  # each judge grades `gradings` times
+        p = plan(project.skills, settings.grader_rules, settings.evidence is not None, calls, judges[0], config.pricing)
+        print("\n".join(plan_lines(p, calls, " and ".join(judges))), flush=True)
+        return 0
+    async with assemble(project, models=False, grader=graded) as parts:
+        engine = parts.engine(settings, concurrency)
+        checked = await check_references(engine, project.skills)
+        run_dir = RunDir(config.results / "graders", datetime.now().astimezone(), parts.redactor)
+    found = [d for c in checked for d in disagreements(c)]
+    replies: dict[tuple[str, str, int], str] = {}
+    if any(d.kind == "criterion" for d in found):
+        run_dir.create()
+        for c in {(d.checked.skill, d.checked.scenario, d.checked.reference.number): d.checked for d in found}.values():
+            run_dir.write_output(c.skill, c.output)
+            replies[(c.skill, c.scenario, c.reference.number)] = shown(
+                run_dir.output_dir(c.skill, c.scenario, c.output.model)
+            )
+    print("\n".join(result_lines(found, len(checked), replies)), flush=True)
+    return 1 if found else 0

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from skill_be.adapters.choice import Chooser, Offered, choice_prompt
-from skill_be.commands.assembly import Parts
-from skill_be.commands.common import warn
+from skill_be.engine.across import with_triggers
 from skill_be.engine.cache import trigger_key
 from skill_be.engine.pricing import CacheLike, Caller, Price, Tokens, price_for, tokens_of
 from skill_be.engine.runner import Engine, Settings, SkillRun
@@ -21,6 +19,8 @@ from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill
 from skill_be.project.trigger_plan import offered_skills
 from skill_be.results.shards import Shard, assign, in_shard, parse_shard
+from skill_be.wiring.assembly import Parts
+from skill_be.wiring.common import warn
 
 REPLY_TOKENS = 20  # output tokens of a trigger call: a tool call or a name
 
@@ -94,7 +94,7 @@ def dry_run_lines(
 
 def with_result(run: SkillRun, result: TriggerResult) -> SkillRun:
     """The skill's run with its trigger verdict in its gate: a blocking trigger key blocks the skill."""
-    run.gate = replace(run.gate, ready=run.gate.ready and result.ready, trigger=result)
+    run.gate = with_triggers(run.gate, result)  # engine/across.py: the required models' checks block
     return run
 
 

@@ -12,9 +12,6 @@ from pathlib import Path
 from skill_be.adapters.base import AdapterStartError
 from skill_be.adapters.credentials import Redactor
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, labels
-from skill_be.commands.assembly import Parts, build_models, preflight
-from skill_be.commands.common import warn
-from skill_be.commands.run_files import Extras
 from skill_be.engine.cache import CachedCalls
 from skill_be.engine.calls import CallHook
 from skill_be.engine.pricing import Caller, PlanCount, dry_run_lines, plan_skill, skill_costs
@@ -28,6 +25,9 @@ from skill_be.project.loader import Project
 from skill_be.results.atomic import write_atomic
 from skill_be.results.response_cache import ResponseCache, cache_folder
 from skill_be.results.shards import ShardWriter, assign, in_shard, parse_shard, plan_id, units
+from skill_be.wiring.assembly import Parts, build_judges, build_models, preflight
+from skill_be.wiring.common import warn
+from skill_be.wiring.run_files import Extras
 
 
 def prices_of(config: Config) -> dict[str, Price]:
@@ -39,7 +39,8 @@ def model_ids(config: Config) -> dict[str, str]:
     """Each model's label -> its id, and the grader's, for looking up prices."""
     entries = list(config.models)
     ids = {label: e.id for e, label in zip(entries, labels(entries), strict=True)}
-    ids.setdefault(config.grader.id, config.grader.id)
+    for judge in config.graders:
+        ids.setdefault(judge.id, judge.id)
     return ids
 
 
@@ -63,13 +64,13 @@ class CacheUse:
         # A dry run only reads: it never creates the cache folder or refreshes an entry.
         self.store = ResponseCache(folder, warn) if read_only else ResponseCache.open(folder, warn)
 
-    def hook(self, models: Sequence[Model], grader: Model | None) -> CallHook:
+    def hook(self, models: Sequence[Model], judges: Sequence[Model]) -> CallHook:
         config = self.config
         identities = {
             id(m.adapter): adapter_identity(e, config.root) for m, e in zip(models, config.models, strict=True)
         }
-        if grader is not None:
-            identities[id(grader.adapter)] = adapter_identity(config.grader, config.root)
+        for judge, entry in zip(judges, config.graders, strict=False):
+            identities[id(judge.adapter)] = adapter_identity(entry, config.root)
         return CachedCalls(self.store, identities)
 
     def calls(self, skill: str) -> dict[str, int] | None:
@@ -142,22 +143,31 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: s
     registry = AdapterRegistry()
     models = build_models(config, env, registry)  # every adapter's settings are checked here
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
-    grader = Model(config.grader.id, registry.create(config.grader, env)) if graded else None
-    entries = [*config.models, *([config.grader] if grader else [])]
-    for entry, model in zip(entries, [*models, *([grader] if grader else [])], strict=True):
+    judges = build_judges(config, env, registry) if graded else []
+    entries = [*config.models, *(config.graders if judges else ())]
+    for entry, model in zip(entries, [*models, *judges], strict=True):
         try:  # hook: issue 20, a dry run calls nothing, so a CLI that is not installed is a note
             await preflight([entry], [model], env)
         except AdapterStartError as e:
             warn(f"note: {e} (the dry run calls nothing; a real run stops here with exit code 2)")
     callers = [Caller(m.label, adapter_identity(e, config.root)) for m, e in zip(models, config.models, strict=True)]
-    judge = Caller(config.grader.id, adapter_identity(config.grader, config.root)) if grader else None
+    judge = [Caller(m.label, adapter_identity(e, config.root)) for m, e in zip(judges, config.graders, strict=True)]
     cache = CacheUse(config, read_only=True).store if cache_on else None
     only = Sharding(project, shard, settings).units if shard is not None else None
 
     def plans(reps: int) -> list[PlanCount]:
         return [
             plan_skill(
-                skill, callers, judge, reps, settings.gradings, settings.template, settings.grader_rules, cache, only
+                skill,
+                callers,
+                judge,
+                reps,
+                settings.gradings,
+                settings.template,
+                settings.grader_rules,
+                cache,
+                only,
+                evidence=settings.evidence is not None,
             )
             for skill in project.skills
         ]
@@ -165,7 +175,7 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: s
     most_reps = config.gate.top_up_reps
     most = (most_reps, plans(most_reps)) if settings.top_up and most_reps > settings.reps else None
     lines = dry_run_lines(plans(settings.reps), prices, model_ids(config), cache_on, most)
-    lines += trigger_dry_run(project, settings, callers, cache, prices, shard)  # commands/trigger_setup.py
+    lines += trigger_dry_run(project, settings, callers, cache, prices, shard)  # wiring/trigger_setup.py
     print("\n".join(lines), flush=True)
     return 0
 
@@ -178,8 +188,8 @@ def trigger_dry_run(
     prices: dict[str, Price],
     shard: str | None,
 ) -> list[str]:
-    from skill_be.commands.trigger_setup import dry_run_lines as trigger_lines
-    from skill_be.commands.trigger_setup import shard_of
+    from skill_be.wiring.trigger_setup import dry_run_lines as trigger_lines
+    from skill_be.wiring.trigger_setup import shard_of
 
     only = shard_of(project, [c.label for c in callers], settings.reps, parse_shard(shard)) if shard else None
     return trigger_lines(project, settings.reps, callers, cache, prices, model_ids(project.config), only)  # type: ignore[arg-type]
@@ -218,5 +228,5 @@ def written_with(written: Sequence[Path], junit: Path | None) -> list[Path]:
 
 def engine_seams(parts: Parts, cache: CacheUse | None, sharding: Sharding | None) -> tuple[CallHook | None, UnitFilter]:
     """The call hook and unit filter of a run: the cache when on, this shard's units when sharded."""
-    hook = cache.hook(parts.models, parts.grader) if cache is not None else None
+    hook = cache.hook(parts.models, parts.judges) if cache is not None else None
     return hook, sharding.units if sharding is not None else every_unit
