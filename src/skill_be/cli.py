@@ -53,6 +53,18 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="call every model, store nothing (wins over --cache)")
     p.add_argument("--junit", metavar="<file>", help="also write JUnit XML there: a test suite per skill")
     p.add_argument("--dry-run", action="store_true", help="check, then print the calls, tokens and cost; call nothing")
+    p.add_argument(
+        "--fake",
+        action="store_true",
+        help="canned answers and gradings (adapter fake): the whole pipeline, no key, no cost, nothing recorded",
+    )
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        metavar="auto|always|never",
+        help="the summary's colour: auto (a terminal without NO_COLOR), always (also a summary in a pipe), never",
+    )
     p.add_argument("--shard", metavar="<k/n>", help="run the k-th of n parts of the work; skill-be merge joins them")
     p.add_argument(
         "--against",
@@ -67,6 +79,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="first grade the reference answers (check --graders); stop if one disagrees",
     )
+    _comment_option(p)
 
 
 def _verify_options(p: argparse.ArgumentParser) -> None:
@@ -74,6 +87,13 @@ def _verify_options(p: argparse.ArgumentParser) -> None:
         "--base",
         metavar="<ref>",
         help="also compare the recorded scores with the result file at the merge base with <ref> (no model call)",
+    )
+    _comment_option(p)
+
+
+def _comment_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--comment", metavar="<file>", help="also write there the pull request comment the action would post"
     )
 
 
@@ -374,6 +394,26 @@ def _close_options(message: str, command: str | None, commands: Sequence[Command
     return f'{message} (did you mean "{close[0]}"?)' if close else message
 
 
+def _with_comment(name: str, argv: list[str], config: Path, module: Any, options: dict[str, Any], file: str) -> int:
+    """The command, then `--comment FILE`: the pull request comment the action would post for it
+    (github/local_comment.py), written once the command has run to its exit code."""
+    from skill_be.github import local_comment
+
+    before = local_comment.run_folders(config) if name == "run" else set()
+    with local_comment.captured() as (out, err):
+        code: int = module.main(config, **options)
+    run_dir = local_comment.new_run(config, before) if name == "run" else None
+    text = local_comment.comment_text(name, argv, code, out.lines(), err.lines(), run_dir, os.environ)
+    try:
+        Path(file).write_bytes(text.encode("utf-8"))
+    except OSError as e:
+        raise UsageError(
+            f"--comment: cannot write {file} ({e.strerror or e}); name a file in a folder that exists", name
+        ) from None
+    print(f"Comment: {file} (the pull request comment the action would post)", file=sys.stderr)
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     for stream in (sys.stdout, sys.stderr):  # an argument of bytes that are not UTF-8 still prints
@@ -396,6 +436,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = next(c for c in commands if c.name == args.command)
         module = importlib.import_module(command.module)
         options = {k: v for k, v in vars(args).items() if k not in ("command", "config")}
+        comment = options.pop("comment", None)
+        if comment is not None:
+            return _with_comment(
+                command.name, [a for a in args_in if a != command.name], config, module, options, comment
+            )
         code: int = module.main(config, **options)
         return code
     except UsageError as e:

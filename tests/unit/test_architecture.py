@@ -32,6 +32,7 @@ SIDEWAYS: Mapping[tuple[str, str], str] = {
     ("codetests", "checks"): "code tests use the checks' TypeScript finder and coverage names",
     ("agents", "adapters"): "the agent drivers reuse the CLI adapters' isolation settings",
     ("cli", "commands"): "the command table names each command's module",
+    ("cli", "github"): "--comment FILE writes the action's pull request comment (github/local_comment.py)",
     ("__main__", "cli"): "python -m skill_be",
 }
 _MODULE_NAME = re.compile(r"^skill_be(\.[a-z_][a-z0-9_]*)+$")

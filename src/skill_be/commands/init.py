@@ -20,17 +20,19 @@ from skill_be.wiring.common import warn
 
 CONFIG_TEMPLATE = """\
 # skill-be.yaml, written by `skill-be init`. Relative paths resolve against this file's folder.
-# Every key is explained here; README.md ("Configuration") has the full table.
+# Every key is explained here; the configuration reference (docs/reference/config.md) has them all.
+# `skill-be run --fake` runs it all with canned answers (no key, no cost, nothing recorded);
+# set ANTHROPIC_API_KEY and `skill-be run` runs the same file with the models below.
 
 skills: {skills}           # the folder with one folder per skill, each holding a SKILL.md
 evals: ./evals             # the folder of <skill>.json eval files: the scenarios and their criteria
 
 model:                     # the model under test (a list of entries tests several)
-  adapter: claude-cli      # claude-cli, pi-cli, opencode-cli, anthropic, openai, command, or your own module
-  id: claude-sonnet-5-5    # the model id the adapter is given
+  adapter: anthropic       # anthropic, openai, claude-cli, pi-cli, opencode-cli, command, fake, or your own module
+  id: claude-sonnet-4-5    # the model id the adapter is given (the key: $ANTHROPIC_API_KEY)
 grader:                    # the judge: says YES or NO to each criterion of each answer
-  adapter: claude-cli      # any adapter, as for model (command: see docs/getting-started.md)
-  id: claude-haiku-5-5     # a small, cheap model judges well enough with 3 gradings
+  adapter: anthropic       # any adapter, as for model
+  id: claude-haiku-4-5     # a small, cheap model judges well enough with 3 gradings
   template: {template}           # code: rules for answers that are code; generic: for any other skill
 
 reps: 3                    # generations per arm (baseline and with skill) per scenario
@@ -119,8 +121,30 @@ def main(config_path: Path, skill_folder: str | None = None, draft: bool = False
                 "move it there or fix skills: in the config"
             )
         _one_eval(config, folder, doc, draft)
-    print('next: replace the placeholders, then "skill-be run --dry-run" and "skill-be run"')
+    ignore_results(config_file.parent)
+    print(NEXT)
     return 0
+
+
+NEXT = (
+    'next: "skill-be run --fake" runs it all now with canned answers (no key, no cost, nothing recorded); '
+    'replace the placeholders, then set ANTHROPIC_API_KEY and "skill-be run"'
+)
+IGNORED = ".skill-be/"
+
+
+def ignore_results(folder: Path) -> None:
+    """`.skill-be/` (the run folders, every answer, the cache) in the folder's .gitignore, so committing
+    the result file commits nothing else."""
+    path = folder / ".gitignore"
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    if any(line.strip().strip("/") == IGNORED.strip("/") for line in text.splitlines()):
+        return
+    sep = "" if not text or text.endswith("\n") else "\n"
+    path.write_text(f"{text}{sep}{IGNORED}\n", encoding="utf-8")
+    print(
+        f"{'added' if text else 'wrote'} {IGNORED} to {shown(path)}: the run folders stay out of git; commit the result file"
+    )
 
 
 def _one_eval(config: Config, folder: Path, doc: SkillDoc, draft: bool) -> None:

@@ -7,20 +7,24 @@ call hook (the response cache) and unit filter (a shard), then the checks and th
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+from skill_be.adapters.fake import NAME as FAKE
 from skill_be.engine.arms import DEFAULT_ARMS
 from skill_be.engine.runner import Settings, SkillRun
 from skill_be.errors import UsageError
 from skill_be.paths import shown
-from skill_be.project.config import GateConfig
+from skill_be.project.config import AdapterEntry, Config, GateConfig
 from skill_be.project.loader import Project, load_project
 from skill_be.project.trigger_plan import check_triggers
 from skill_be.project.writable import check_run_folders
 from skill_be.reports.markdown import Header
+from skill_be.reports.terminal import Style, colour_on
 from skill_be.results.git_files import Base
 from skill_be.results.result_file import ResultEntry
 from skill_be.results.run_dir import RunDir
@@ -49,6 +53,8 @@ class Options:
     shard: str | None = None  # --shard K/N: results/shards.py
     against: str | None = None  # --against REF (or compare.against): the previous arm, wiring/versus.py
     base: str | None = None  # --base REF: compare the result file with REF's (results/with_base.py)
+    fake: bool = False  # --fake: every model and the grader answer with the fake adapter (adapters/fake.py)
+    color: str = "auto"  # --color: the terminal summary's colour (reports/terminal.py)
     validate: bool = False  # --validate: the reference answers first (wiring/pipeline.py check_graders)
 
 
@@ -68,14 +74,18 @@ def main(
     against: str | None = None,
     base: str | None = None,
     validate: bool = False,
+    fake: bool = False,
+    color: str = "auto",
 ) -> int:
     options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard, against)
-    options = replace(options, base=base, validate=validate)
+    options = replace(options, base=base, validate=validate, fake=fake, color=color)
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
 async def _run(config_path: Path, names: list[str], options: Options) -> int:
-    project = load_project(config_path, names, warn=warn)
+    project = load_project(config_path, names, warn=warn, placeholders=options.fake)
+    if options.fake:
+        project = faked(project)
     previous = check_before_calls(project)
     config = project.config
     settings = replace(engine_settings(config, options.reps), top_up=options.top_up, pairwise=config.pairwise)
@@ -144,7 +154,9 @@ async def _benchmark(
                 extras_of(costs, cache, [sharding.line()] if sharding else (), shard),
                 *([against.extras] if against else []),
             ),
+            fake=is_fake(config),
         )
+        files.terminal = terminal_style(options.color)
         if against is not None:
             print("\n".join(against.plan_lines()), flush=True)
         hook, units = engine_seams(parts, cache, sharding)
@@ -189,6 +201,36 @@ def warn_same_family(project: Project) -> None:
     if any(sc.criteria for s in project.skills for sc in s.evals.scenarios):
         for judge, model, family in same_family(config.graders, config.models):
             warn(SAME_FAMILY.format(judge=judge, model=model, family=family))
+
+
+def faked(project: Project) -> Project:
+    """run --fake: the project with every model, the grader and the triage model on the fake adapter
+    (adapters/fake.py), each under its own id, so the same config runs for real without the flag."""
+    config = project.config
+
+    def fake(entry: AdapterEntry) -> AdapterEntry:
+        return entry._replace(adapter=FAKE, settings={})
+
+    config = config._replace(
+        models=tuple(fake(e) for e in config.models),
+        grader=fake(config.grader),
+        triage_model=fake(config.triage_model) if config.triage_model else None,
+    )
+    return project._replace(config=config)
+
+
+def terminal_style(color: str) -> Style | None:
+    """The verdict-first summary's style when stdout is a terminal (or --color always); None: the
+    reference's output, each report on stdout (reports/terminal.py)."""
+    tty = sys.stdout.isatty()
+    if not tty and color != "always":
+        return None
+    return Style(colour_on(color, tty, os.environ))
+
+
+def is_fake(config: Config) -> bool:
+    """A run with a fake model or grader measures nothing: never READY, no result file."""
+    return any(e.adapter == FAKE for e in (*config.models, config.grader))
 
 
 def scale_meta(cache: CacheUse | None, sharding: Sharding | None) -> dict[str, object]:

@@ -330,7 +330,12 @@ class BaselinePreferred:
     high: float
 
 
-RuleReason = ShortOfMinDelta | WorseThanPrevious | NotHeldOn | BaselinePreferred
+@dataclass(frozen=True)
+class FakeRun:
+    """adapter fake (run --fake): the answers and gradings are canned, so nothing measures the skill."""
+
+
+RuleReason = ShortOfMinDelta | WorseThanPrevious | NotHeldOn | BaselinePreferred | FakeRun
 
 
 def rule_key(reason: RuleReason) -> str:
@@ -339,6 +344,8 @@ def rule_key(reason: RuleReason) -> str:
         return "gate.models"
     if isinstance(reason, BaselinePreferred):
         return "compare.pairwiseGate"
+    if isinstance(reason, FakeRun):
+        return "adapter fake"
     return "gate.minDelta" if isinstance(reason, ShortOfMinDelta) else "gate.previous"
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from skill_be.engine.gate import (
     BaselinePreferred,
+    FakeRun,
     Gate,
     NotHeldOn,
     RuleReason,
@@ -30,7 +31,8 @@ MIN_DELTA = "min-delta"  # gate.minDelta
 PREVIOUS = "previous"  # gate.previous
 MODEL = "model"  # gate.models: a model that must hold, where the gate on it alone blocks
 PAIRWISE = "pairwise"  # compare.pairwiseGate: the blind A/B's judge prefers the baseline
-KINDS = (ERRORS, ZERO, REGRESSION, INCONCLUSIVE, NOT_GRADED, TRIGGERS, MIN_DELTA, PREVIOUS, MODEL, PAIRWISE)
+FAKE = "fake-run"  # adapter fake (run --fake): canned answers, never READY
+KINDS = (ERRORS, ZERO, REGRESSION, INCONCLUSIVE, NOT_GRADED, TRIGGERS, MIN_DELTA, PREVIOUS, MODEL, PAIRWISE, FAKE)
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,8 @@ def rule_reason(r: RuleReason) -> Reason:
         return Reason(MODEL, rule_key(r), r, model=r.model)
     if isinstance(r, BaselinePreferred):
         return Reason(PAIRWISE, rule_key(r), r)
+    if isinstance(r, FakeRun):
+        return Reason(FAKE, rule_key(r), r)
     assert isinstance(r, WorseThanPrevious)
     return Reason(PREVIOUS, rule_key(r), r, r.scenario, r.model, r.line)
 

@@ -97,8 +97,14 @@ def neighbour_dirs(config: Config, skill_dir: Path) -> list[Path]:
     return [p for p in folders if p.resolve() != me]
 
 
-def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[str], None] = lambda _: None) -> Project:
+def load_project(
+    config_path: Path,
+    names: Sequence[str] = (),
+    warn: Callable[[str], None] = lambda _: None,
+    placeholders: bool = False,
+) -> Project:
     """Everything a command needs, validated; a problem is a ConfigError before anything runs.
+    `placeholders` (run --fake) lets an eval file that still holds init's placeholders run, with a warning.
 
     Warnings (a skill folder with no eval file) are printed only once the project is valid, so a
     config error stays the one line on stderr.
@@ -134,7 +140,7 @@ def load_project(config_path: Path, names: Sequence[str] = (), warn: Callable[[s
             f"no skill has both a SKILL.md (in {shown(config.skills)}/<skill>/) and an eval file "
             f"(in {shown(config.evals)}/<skill>.json); {fix}"
         )
-    selected = tuple(_load_skill(config, f) for f in with_evals if not names or f.name in names)
+    selected = tuple(_load_skill(config, f, placeholders) for f in with_evals if not names or f.name in names)
     for name in without:
         if not names:
             warn(f'warning: skill "{name}" has no eval file')
@@ -166,6 +172,16 @@ def refuse_placeholders(evals: EvalFile) -> None:
                 )
 
 
+def _noted_placeholders(evals: EvalFile) -> EvalFile:
+    """The eval file with a note (printed as a warning) when it still holds init's placeholders."""
+    try:
+        refuse_placeholders(evals)
+    except ConfigError as e:
+        note = f"warning: {e}; a fake run goes on with it, a real one refuses"
+        return evals._replace(notes=(*evals.notes, note))
+    return evals
+
+
 def eval_source(config: Config, folder: Path) -> Path | None:
     """The skill's eval file: `<evals>/<skill>.json`, else the agentskills.io `<skill>/evals/evals.json`."""
     own = config.evals / f"{folder.name}.json"
@@ -175,12 +191,15 @@ def eval_source(config: Config, folder: Path) -> Path | None:
     return theirs if theirs.is_file() else None
 
 
-def _load_skill(config: Config, folder: Path) -> Skill:
+def _load_skill(config: Config, folder: Path, placeholders: bool = False) -> Skill:
     source = eval_source(config, folder)
     assert source is not None
     own = source.name != agentskills.FILE_NAME or source.parent.parent != folder
     evals = load_eval(source, config.root) if own else load_evals_json(source, folder)
-    refuse_placeholders(evals)
+    if placeholders:
+        evals = _noted_placeholders(evals)
+    else:
+        refuse_placeholders(evals)
     files = codetest_layout.test_files(config, folder.name, evals)
     packages = codetest_layout.package_list(config, folder.name) if files else None
     return Skill(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from skill_be.engine.gate import (
     BaselinePreferred,
     EvidenceBlock,
+    FakeRun,
     Gate,
     Inconclusive,
     LineScore,
@@ -19,6 +20,7 @@ from skill_be.engine.gate import signed_pp as pp  # a fraction as signed whole p
 from skill_be.engine.reasons import ZERO, ErrorCount, Reason, reasons
 from skill_be.engine.stats import REPS_CAP, Interval
 from skill_be.engine.trigger_scores import TriggerCheck
+from skill_be.reports import fake
 from skill_be.reports import strings as s
 from skill_be.reports.pairwise import block_text
 from skill_be.reports.quote import md_text, one_line
@@ -230,7 +232,7 @@ def reason_text(r: Reason) -> str:
         return f"inconclusive: {d.scenario} / {d.model} — {what}: {interval_text(d.interval)}; {decide}"
     if isinstance(d, TriggerCheck):
         return check_line(d)
-    if isinstance(d, (ShortOfMinDelta, WorseThanPrevious, NotHeldOn, BaselinePreferred)):
+    if isinstance(d, (ShortOfMinDelta, WorseThanPrevious, NotHeldOn, BaselinePreferred, FakeRun)):
         return rule_text(d)
     assert isinstance(d, tuple)  # NOT_GRADED: the scenarios
     return s.REASON_NOT_GRADED.format(scenarios=", ".join(d))
@@ -253,6 +255,8 @@ def rule_text(r: RuleReason) -> str:
         return s.REASON_MODEL.format(model=r.model)
     if isinstance(r, BaselinePreferred):
         return block_text(r)
+    if isinstance(r, FakeRun):
+        return fake.BLOCK
     if isinstance(r, ShortOfMinDelta):
         if r.effect is None:
             return f"min delta: no scored line to measure the overall effect against {r.min_delta:g}pp"

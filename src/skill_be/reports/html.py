@@ -12,6 +12,7 @@ from skill_be.reports import strings
 from skill_be.reports.across import across_cells
 from skill_be.reports.agent import agent_view
 from skill_be.reports.evidence import evidence_view
+from skill_be.reports.fake import PAGE_BANNER
 from skill_be.reports.judge import html_notes, html_splits
 from skill_be.reports.pairwise import html_preference
 from skill_be.reports.pr_changes import marker
@@ -52,6 +53,7 @@ def render_html(
         gradings=summary.get("gradings"),
         version=__version__,
         base_name=base.label.split(" at ")[0] if base is not None and base.skills else "",
+        fake=PAGE_BANNER if summary.get("fakeRun") else "",  # run --fake (reports/fake.py)
     )
 
 

@@ -72,7 +72,15 @@ class Progress:
         n = len(skill.evals.scenarios)
         self.reps_total += n * models * reps
         self.current = skill.name
-        self._print(f"{skill.name}: {n} scenarios × {models} model(s) × {reps} reps, concurrency {concurrency}")
+        if not self.live:  # the reference's line, byte for byte, in logs
+            self._print(f"{skill.name}: {n} scenarios × {models} model(s) × {reps} reps, concurrency {concurrency}")
+            return
+        from skill_be.reports.terminal import plural
+
+        self._print(
+            f"{skill.name}: {plural(n, 'scenario')} × {plural(models, 'model')} × {plural(reps, 'rep')}, "
+            f"concurrency {concurrency}"
+        )
 
     def output_done(self, skill: Skill, out: Output, lines: ScenarioLines, reps: int) -> None:
         self.current = skill.name

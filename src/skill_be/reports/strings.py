@@ -94,6 +94,11 @@ REASON_REGRESSION = 'regression: {scenario} / {model} — "{line}": {baseline}% 
 READY = "READY"
 NOT_READY = "NOT READY"
 RESULT_PREFIX = "Result: "
+# A fake run (run --fake, adapter fake: reports/fake.py): no verdict to give, nothing recorded.
+RESULT_FAKE = (
+    RESULT_PREFIX + "fake run: the pipeline ran end to end; nothing was measured and the result file was not "
+    "written. Set the model's key and run without --fake for a verdict."
+)
 RESULT_PASS = RESULT_PREFIX + "pass"
 RESULT_BLOCKED = RESULT_PREFIX + "blocked by {blockers}"
 GATE_BLOCKER = "the release gate (NOT READY: {skills})"

@@ -425,6 +425,9 @@ class SummaryModel(Written):
     cache: CacheSummary | None = None
     shard: ShardSummary | None = None
     interrupted: Flag | None = None  # Ctrl-C: some skills unfinished (wiring/interrupted.py)
+    fake_run: Flag | None = Field(
+        None, alias="fakeRun", description="run --fake (adapter fake): canned answers, never READY, no result file"
+    )
     skills: MapOf(SkillSummary)  # type: ignore[valid-type]
     checks: ListOf(CheckSummary, "checks") | None = None  # type: ignore[valid-type]
 

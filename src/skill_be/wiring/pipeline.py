@@ -22,6 +22,7 @@ from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project.loader import Project, Skill
 from skill_be.reports.errors import closing_lines
+from skill_be.reports.fake import fake_closing
 from skill_be.reports.progress import Progress
 from skill_be.results.result_file import ResultEntry, read_result_file
 from skill_be.wiring.agent_parts import check_agents
@@ -89,7 +90,9 @@ async def benchmark(
         progress.skill_started(skill, len(engine.models), engine.settings.reps, concurrency)
         run = await (triggers.run_skill(engine, skill, i) if triggers else engine.run_skill(skill, i))
         run = judge(run) if judge is not None else run
-        progress.report(files.skill(run, fingerprints[skill.name]))
+        report = files.skill(run, fingerprints[skill.name])
+        if files.terminal is None:  # on a terminal, the summary at the end says it (reports/terminal.py)
+            progress.report(report)
         progress.skill_finished(skill, run.seconds)
 
     async with asyncio.TaskGroup() as group:
@@ -148,7 +151,7 @@ def finish(
         print(line, flush=True)
     written = written_with(files.written(summary), write_junit(junit, files.summaries) if junit else None)
     results = files.results if verdicts is None else verdicts
-    return closing(shown_project or project, results, outcomes, written, files.errored)
+    return closing(shown_project or project, results, outcomes, written, files.errored, fake=files.fake, files=files)
 
 
 def closing(
@@ -157,15 +160,41 @@ def closing(
     outcomes: Sequence[CheckOutcome],
     written: Sequence[Path],
     errored: Mapping[str, Health] | None = None,  # hook: issue 20, RunFiles.errored
+    fake: bool = False,
+    files: RunFiles | None = None,
 ) -> int:
     """Print the closing lines (reports/closing.py, reports/errors.py); 3 when a skill could not be
-    measured, else 1 when anything blocks."""
+    measured, else 1 when anything blocks. With `files` whose `terminal` is set (run on a terminal),
+    the verdict-first summary of reports/terminal.py instead, with the same Result line and code."""
     errored = errored or {}
     ready = {s.name: results[s.name].ready for s in project.skills if s.name not in errored}
     lines, code = closing_lines(ready, errored, outcomes, [shown(p) for p in written])
+    if fake:  # run --fake: no verdict to give (reports/fake.py)
+        lines, code = fake_closing(lines, code, any(c.blocks for c in outcomes))
+    if files is not None and files.terminal is not None:
+        lines = terminal_lines(files, outcomes, written, lines[-1])
     print("\n".join(lines), flush=True)
     sys.stdout.flush()
     return code
+
+
+def terminal_lines(
+    files: RunFiles, outcomes: Sequence[CheckOutcome], written: Sequence[Path], result: str
+) -> list[str]:
+    """reports/terminal.py's summary of what `files` wrote."""
+    from skill_be.reports.fake import SKILL_SUFFIX
+    from skill_be.reports.terminal import Style, summary_lines
+
+    page = next((p for p in written if p.name == "results.html"), None)
+    return summary_lines(
+        {name: dict(doc) for name, doc in files.summaries.items() if isinstance(doc, Mapping)},
+        [line for c in outcomes for line in c.lines],
+        [shown(p) for p in files.reports],
+        shown(page) if page else None,
+        result,
+        files.terminal or Style(),
+        SKILL_SUFFIX if files.fake else "",
+    )
 
 
 async def check_graders(project: Project, settings: Settings, concurrency: int, dry_run: bool = False) -> int:

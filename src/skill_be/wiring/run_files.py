@@ -4,15 +4,18 @@ and the result file. Written after every skill, so an interrupted run keeps what
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skill_be.checks import CheckOutcome
+from skill_be.engine.gate import FakeRun, with_rules
 from skill_be.engine.health import Health, skill_health
 from skill_be.engine.observations import Output
 from skill_be.engine.runner import SkillRun
 from skill_be.errors import UsageError
 from skill_be.project.loader import Project
+from skill_be.reports import fake as fake_words
 from skill_be.reports.errors import error_report, health_keys
 from skill_be.reports.gate import gate_reasons, recorded_reasons
 from skill_be.reports.markdown import Header, skill_report
@@ -22,6 +25,7 @@ from skill_be.results.run_dir import RunDir
 from skill_be.results.triggers import triggers_json
 
 if TYPE_CHECKING:
+    from skill_be.reports.terminal import Style
     from skill_be.results.compare import Comparison
     from skill_be.results.git_files import Base
 
@@ -77,11 +81,14 @@ class RunFiles:
         previous: Mapping[str, ResultEntry],
         html: bool,
         extras: Extras | None = None,
+        fake: bool = False,
     ) -> None:
         self.project = project
+        # A fake run (adapter fake, run --fake): every report marked, never READY, no result file written.
+        self.fake = fake
         self.run_dir = run_dir
         self.header = header
-        self.meta = dict(meta)
+        self.meta = {**meta, "fakeRun": True} if fake else dict(meta)
         self.results = dict(previous)  # the result file keeps the skills this run leaves out
         self.html = HtmlInputs() if html else None
         self.summaries: dict[str, object] = {}
@@ -92,6 +99,7 @@ class RunFiles:
         self.result_written = False  # issue 20: whether this run wrote the result file
         self.partial: dict[str, list[Output]] = {}  # issue 20: every output so far, for Ctrl-C (interrupted.py)
         self.base: Comparison | None = None  # run --base: the page's base column (compare_with_base)
+        self.terminal: Style | None = None  # run on a terminal: the verdict-first summary (reports/terminal.py)
 
     def _file(self, skill: str, output: Output) -> Path | None:
         return self.run_dir.output_file(skill, output) if output.text is not None else None
@@ -114,8 +122,12 @@ class RunFiles:
     def skill(self, run: SkillRun, fingerprint: str) -> str:
         """The skill's report (returned, to print), summary.json and the result file."""
         name = run.skill.name
+        if self.fake:
+            run = replace(run, gate=with_rules(run.gate, blocks=[FakeRun()]))
         extra_lines, extra_keys = self.extras(run)
         report = skill_report(run, self.header, extra_lines)
+        if self.fake:
+            report = fake_words.fake_report(report)
         health = skill_health(run.outputs, self.header.labels, self.project.config.gate, run.gate)
         if health.error:
             report = error_report(report, health)
@@ -147,6 +159,8 @@ class RunFiles:
             usage=usage_of(self.project, run),  # issue 19: tokens and cost against the base
         )
         self.summary(None)
+        if self.fake:  # the result file records measurements; a fake run made none
+            return report
         write_result_file(self.project.config.result_file, self.results)
         self.result_written = True
         return report
@@ -177,5 +191,5 @@ class RunFiles:
         """Every file the closing lines list, in order."""
         page = [self.run_dir.path / "results.html"] if self.html is not None else []
         # hook: issue 20, when every skill was ERROR the run left the result file as it was
-        kept = self.errored and not self.result_written
+        kept = (self.errored or self.fake) and not self.result_written
         return [*self.reports, summary, *page, *([] if kept else [self.project.config.result_file])]

@@ -55,10 +55,12 @@ def test_init_writes_a_commented_config_and_a_template_that_refuses_to_run(tmp_p
                 'evals/money.json:7:17: scenario "first-task": prompt is still the placeholder of skill-be init'
             )
         )
-    # filled in: it runs (here with scripted models in place of the CLIs)
+    # filled in: it runs once the key is set (the dry run calls nothing; a real run is
+    # tests/e2e/run/test_fake.py's, against a scripted server)
     eval_doc["scenarios"][0].update(prompt="Split a bill.", criteria=["Uses allocate"])
     (root / "evals" / "money.json").write_text(json.dumps(eval_doc))
-    assert run(root, "run", "--dry-run").code == 0
+    assert run(root, "run", "--dry-run", env={"ANTHROPIC_API_KEY": "sk-test"}).code == 0
+    assert run(root, "run", "--dry-run", env={"ANTHROPIC_API_KEY": ""}).code == 2  # the control: no key
 
 
 def test_init_never_overwrites(tmp_path: Path) -> None:

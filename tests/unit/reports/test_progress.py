@@ -71,7 +71,7 @@ def test_live_status_line_on_a_terminal(monkeypatch: pytest.MonkeyPatch, no_colo
     p.skill_started(SKILL, 1, 2, 4)
     p.rep_done("split", "m1", 1, 2, 1, 2)
     text = buf.getvalue()
-    assert text.startswith("\r\x1b[Kmoney: 1 scenarios")
+    assert text.startswith("\r\x1b[Kmoney: 1 scenario × 1 model × 2 reps")  # plurals right on a terminal
     assert "1/2 reps · " in text and "· money" in text
     assert ("\x1b[2m" in text) is (not no_color)
     p.close()
