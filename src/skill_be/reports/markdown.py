@@ -50,8 +50,11 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
         f"## {h.date} — {md_text(run.skill.name)} benchmark",
         "",
         f"Method: automated eval. Models: {', '.join(h.models)}. Reps: {h.reps}. {grading_line(h, graded)}",
-        s.NO_TOOLS_NOTE,
     ]
+    # How the skill was given, per kind of scenario: in the prompt (one-shot, the reference's note),
+    # installed for the agent to find (agent scenarios).
+    if any(not sl.scenario.agent for sl in run.lines):
+        out.append(s.NO_TOOLS_NOTE)
     if any(sl.scenario.agent for sl in run.lines):
         out.append(AGENT_NOTE)
     for sl in run.lines:

@@ -223,3 +223,20 @@ def test_redaction_catches_a_secret_as_the_quoting_writes_it() -> None:
 def test_the_redaction_marker_reads_as_written() -> None:
     assert quote.md_text("auth failed with key ***)") == "auth failed with key ***)"
     assert quote.md_text("a *b* c") == "a \\*b\\* c"  # emphasis stays escaped
+
+
+def test_the_report_says_how_the_skill_was_given_per_kind_of_scenario() -> None:
+    from dataclasses import replace
+
+    from skill_be.project.agent_models import AgentScenario
+    from skill_be.reports.agent import AGENT_NOTE
+
+    one_shot = _run()
+    assert s.NO_TOOLS_NOTE in skill_report(one_shot, HEADER) and AGENT_NOTE not in skill_report(one_shot, HEADER)
+    agent = AgentScenario(Path("evals"), (), (), True, 3, 60, None, None, "docker", (), (), None, None)
+    sl = one_shot.lines[0]
+    agent_only = replace(one_shot, lines=[replace(sl, scenario=sl.scenario._replace(agent=agent))])
+    report = skill_report(agent_only, HEADER)
+    assert AGENT_NOTE in report and s.NO_TOOLS_NOTE not in report  # not "puts the SKILL.md in the prompt"
+    both = replace(one_shot, lines=[*one_shot.lines, *agent_only.lines])
+    assert s.NO_TOOLS_NOTE in skill_report(both, HEADER) and AGENT_NOTE in skill_report(both, HEADER)
