@@ -10,13 +10,15 @@ missing or a duplicate shard.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
+from skill_be.agents.checks import CHECK_PREFIX, ENTRY_SEP, expand_names
 from skill_be.engine.calls import stand_in
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.limiter import PriorityLimiter
+from skill_be.engine.observations import Output
 from skill_be.engine.runner import Engine, SkillRun
 from skill_be.errors import UsageError
 from skill_be.paths import shown
@@ -73,14 +75,29 @@ def merge_header(config: Config, first: PartialRun) -> Header:
     )
 
 
+def merged_lines(
+    scenario: str, by_shard: Sequence[tuple[Mapping[str, Sequence[str]], Sequence[Output]]]
+) -> tuple[str, ...]:
+    """A scenario's line names over the shards, as one unsharded run names them (engine/agent.py
+    final_lines): each check by its plain name (a shard that did not run the scenario lists a
+    JSON-lines check so), then replaced by the entries its outputs gave, in every shard."""
+    base: list[str] = []
+    for tests, _ in by_shard:
+        for name in tests.get(scenario, ()):
+            plain = name.split(ENTRY_SEP, 1)[0] if name.startswith(CHECK_PREFIX) else name
+            if plain not in base:
+                base.append(plain)
+    seen = [[r.name for r in o.tests.results] for _, outs in by_shard for o in outs
+            if o.scenario == scenario and o.tests is not None]  # fmt: skip
+    return expand_names(base, seen)
+
+
 async def merged_skill(engine: Engine, skill: Skill, parts: Sequence[PartialRun]) -> SkillRun:
     """One skill's outputs from every shard, scored and gated by the engine as one run's would be."""
     done = [d for d in (p.skills.get(skill.name) for p in parts) if d is not None]
-    tests: dict[str, list[str]] = {}
-    for d in done:
-        tests.update(d.tests)
-    lines = [ScenarioLines(sc, tuple(tests.get(sc.id, ()))) for sc in skill.evals.scenarios]
-    outputs = [output_from(o) for d in done for o in d.outputs]
+    by_shard = [(d.tests, [output_from(o) for o in d.outputs]) for d in done]
+    lines = [ScenarioLines(sc, merged_lines(sc.id, by_shard)) for sc in skill.evals.scenarios]
+    outputs = [o for _, outs in by_shard for o in outs]
     return await engine.settle(skill, lines, outputs, max((float(d.seconds) for d in done), default=0.0))
 
 
