@@ -62,8 +62,11 @@ def test_two_judges_with_evidence_in_every_format(tmp_path: Path) -> None:
     (root / "skill-be.yaml").write_text(CONFIG)
     (root / "model.py").write_text(MODEL)
     (root / "grader.py").write_text(GRADER)
-    done = cli.skill_be(root, "run", "--html", drop=("SKILL_BE_", "CI"))
+    done = cli.skill_be(root, "run", "--html", "--comment", "comment.md", drop=("SKILL_BE_", "CI"))
     assert done.returncode in (0, 1), done.stdout + done.stderr
+    # The pull request comment (and so the check run) carries the blind A/B's preference too.
+    comment = (root / "comment.md").read_text()
+    assert "- **money**: blind A/B, the judge prefers the skill's answer: 100%, " in comment
     assert (
         "the judge claude-opus-4 and the model under test claude-sonnet-4-5 are both Anthropic models: a judge "
         "tends to favour its own family's answers" in done.stderr

@@ -44,6 +44,7 @@ class SkillView(NamedTuple):
     reasons: tuple[str, ...] = ()
     why: tuple[Mapping[str, str], ...] = ()  # the reasons as data (engine/reasons.py), in their order
     across: tuple[Mapping[str, Any], ...] = ()  # several models: summary.json's `across` rows (reports/across.py)
+    preference: str | None = None  # compare.pairwise: the blind A/B's preference rate in words (reports/pairwise.py)
     changed: bool = False  # verify: its files changed since its recorded run
     recorded: str = ""  # verify: the date of the recorded run
     tables: tuple[ModelTable, ...] = ()
@@ -134,6 +135,8 @@ def render(view: GateView) -> str:
         out += [*_verdict_table(view), ""]
     for s in view.skills:
         out += _across(s)
+    prefs = [f"- **{_cell(s.name)}**: blind A/B, the judge {s.preference}" for s in view.skills if s.preference]
+    out += [*prefs, ""] if prefs else []
     if view.warnings:
         out += ["**Warnings**", "", *(f"- {_cell(w)}" for w in view.warnings), ""]
     facts = _facts(view)
