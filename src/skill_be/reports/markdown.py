@@ -43,6 +43,13 @@ def grading_line(h: Header, graded: bool) -> str:
     return f"Grading: majority of {h.gradings} {h.grader} calls per output (via {h.grader_adapter})."
 
 
+def given_notes(run: SkillRun) -> list[str]:
+    """How the skill was given, per kind of scenario: in the prompt (one-shot, the reference's note),
+    installed for the agent to find (agent scenarios)."""
+    out = [s.NO_TOOLS_NOTE] if any(not sl.scenario.agent for sl in run.lines) else []
+    return out + ([AGENT_NOTE] if any(sl.scenario.agent for sl in run.lines) else [])
+
+
 def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
     """`extra`: lines about the whole skill (its cost, the cache's share of its calls) before the gate."""
     graded = any(sl.scenario.criteria for sl in run.lines)
@@ -50,13 +57,8 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
         f"## {h.date} — {md_text(run.skill.name)} benchmark",
         "",
         f"Method: automated eval. Models: {', '.join(h.models)}. Reps: {h.reps}. {grading_line(h, graded)}",
+        *given_notes(run),
     ]
-    # How the skill was given, per kind of scenario: in the prompt (one-shot, the reference's note),
-    # installed for the agent to find (agent scenarios).
-    if any(not sl.scenario.agent for sl in run.lines):
-        out.append(s.NO_TOOLS_NOTE)
-    if any(sl.scenario.agent for sl in run.lines):
-        out.append(AGENT_NOTE)
     for sl in run.lines:
         sc = sl.scenario
         out += ["", f"### Scenario: {md_text(sc.id)}{' *(critical)*' if sc.critical else ''}", ""]
@@ -94,7 +96,7 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
                 seed=fx.seed, delta=pp(iv.estimate), low=pp(iv.low), high=pp(iv.high), label=iv.label, low_sample=low
             ),
         ]
-        why = overall_why(fx)  # hook: issue 20, nested labels say why they differ
+        why = overall_why(fx)  # nested labels say why they differ
         out += [f"Why: {why}."] if why else []
     out += ["", *agreement_line(run.judge)] if run.judge is not None else []
     delta = fx.overall.estimate if fx is not None and fx.scenarios else None
@@ -126,7 +128,7 @@ def interval_lines(gate: Gate, scenario: str, model: str, scores: Sequence[LineS
             )
     iv = pooled.interval
     out.append(s.SCENARIO_INTERVAL_LINE.format(delta=pp(iv.estimate), low=pp(iv.low), high=pp(iv.high), label=iv.label))
-    why = scenario_why(fx, scenario, model)  # hook: issue 20
+    why = scenario_why(fx, scenario, model)
     out += [f"  - why: {why}"] if why else []
     return out
 
