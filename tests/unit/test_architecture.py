@@ -528,3 +528,22 @@ def test_the_function_length_rule_sees_a_long_one(tmp_path: Path) -> None:
         f"class C:\n    def f(self) -> None:\n    {body.replace(chr(10), chr(10) + '    ')}\n"
     )
     assert long_functions(tmp_path) == ["m.py:2 f (62 lines)"]
+
+
+ISSUE_NUMBER = re.compile(r"\b[Ii]ssue #?\d+")
+
+
+def issue_numbers(text: str) -> list[str]:
+    """The tracker's issue numbers in a text: the code says what a thing does, not which issue asked."""
+    return ISSUE_NUMBER.findall(text)
+
+
+def test_the_code_names_no_issue_numbers() -> None:
+    assert issue_numbers("# hook: issue 20, the reps") == ["issue 20"]  # control: the pattern finds one
+    assert issue_numbers("an issue with the key 20 times") == []
+    found = {
+        str(p.relative_to(SRC)): hits
+        for p in sorted(SRC.rglob("*"))
+        if p.suffix in {".py", ".j2", ".json", ".mjs", ".ts", ".css"} and (hits := issue_numbers(p.read_text()))
+    }
+    assert found == {}, "say what the code does, not which issue asked for it"

@@ -1,4 +1,4 @@
-"""The sandbox image from a pip install (issue 20): `skill-be sandbox build` builds it from the
+"""The sandbox image from a pip install: `skill-be sandbox build` builds it from the
 Dockerfile the package ships (the node and sandbox stages of skill-be's own Dockerfile), and
 `codeTests.sandbox: auto` falls back to bwrap or the process runner, with a note saying how to get
 Docker's isolation, when an engine answers but has no sandbox image."""

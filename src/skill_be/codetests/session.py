@@ -201,7 +201,7 @@ class CodeTestSession:
         config = self.project.config
         ct = config.code_tests
         kind = await asyncio.to_thread(choose_sandbox, ct.sandbox)
-        if ct.sandbox == "auto" and kind == "docker" and ct.image is None:  # hook: issue 20, no image: fall back
+        if ct.sandbox == "auto" and kind == "docker" and ct.image is None:  # no image: fall back
             from skill_be.codetests.sandbox_build import auto_kind
 
             kind = await asyncio.to_thread(auto_kind, DEFAULT_IMAGE, self._note)

@@ -1,4 +1,4 @@
-"""`skill-be init [skill-folder]`: a commented skill-be.yaml and an eval file per skill (issue 20).
+"""`skill-be init [skill-folder]`: a commented skill-be.yaml and an eval file per skill.
 
 Without `--draft` the eval file is a template whose placeholders refuse to run until filled
 (project/loader.py `refuse_placeholders`). With `--draft` the config's first model drafts the

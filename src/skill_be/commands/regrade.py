@@ -95,7 +95,7 @@ def stored_answers(run_path: Path, skill: str, doc: SkillSummary) -> dict[Output
                         continue
                     text = text[:-1] if text.endswith("\n") else text  # the run dir adds one newline
                     recorded = o.adapter.model_dump(by_alias=True, exclude_unset=True, mode="json") if o.adapter else {}
-                    meta = {**recorded, **stored_agent_record(run_path / o.file)}  # agent scenarios (issue 17)
+                    meta = {**recorded, **stored_agent_record(run_path / o.file)}  # agent scenarios
                     out[key] = Call(Answer(text, _usage(o.usage), meta), None, seconds)
                 else:
                     out[key] = Call(None, o.error or "the generation failed", seconds)

@@ -110,10 +110,10 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
         if against:
             print(f"Not in this plan: the previous arm (--against {against}) of each skill changed since then.")
         return await dry_run(project, settings, cache_on, options.shard)
-    # hook: issue 20, a folder the run cannot write is exit 2 before the first call
+    # a folder the run cannot write is exit 2 before the first call
     check_run_folders(config.name, config.results, config.result_file)
     costs = Costs(config)  # a bad pricing section stops the run before any call
-    with versus(project, against) as arm:  # issue 19: the previous arm, wiring/versus.py
+    with versus(project, against) as arm:  # the previous arm, wiring/versus.py
         return await _benchmark(project, options, settings, concurrency, junit, cache_on, costs, previous, arm, base)
 
 
@@ -162,7 +162,7 @@ async def _benchmark(
         hook, units = engine_seams(parts, cache, sharding)
         triggers = trigger_runs(project, parts, settings, options.shard)  # wiring/trigger_setup.py
 
-        async def kept() -> None:  # hook: issue 20, Ctrl-C keeps the answers paid for
+        async def kept() -> None:  # Ctrl-C keeps the answers paid for
             await keep_partial(files, project, header.labels, settings.reps)
 
         await drive(

@@ -96,10 +96,10 @@ def _problem(project: Project, skill: Skill, result: ResultFile) -> str | None:
     rerun = f'run "skill-be run {skill.name}"'
     if entry is None:
         return f'  - skill "{skill.name}": no entry in the result file; {rerun}'
-    short = short_of_config(project, entry)  # hook: issue 20, results/staleness.py
+    short = short_of_config(project, entry)  # results/staleness.py
     if short is not None:
         return f'  - skill "{skill.name}": changed: run it again ({short}); {rerun}'
-    what = what_changed(project, skill, entry)  # hook: issue 20, names the file or key
+    what = what_changed(project, skill, entry)  # names the file or key
     if what is not None:
         return f'  - skill "{skill.name}": changed since its last run ({what}); {rerun}'
     if not entry.ready:

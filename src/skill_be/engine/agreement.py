@@ -1,4 +1,4 @@
-"""Labels that agree across levels (issue 20): a line, its scenario's mean, the overall effect.
+"""Labels that agree across levels: a line, its scenario's mean, the overall effect.
 
 Each level's label comes from one definition (stats.effect_label; stats.low_sample for the flag).
 Levels can still differ for real reasons (a mean pools lines, the overall pools scenarios); this

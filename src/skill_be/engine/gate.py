@@ -410,7 +410,7 @@ def effects(
     seed = stats.content_seed([sc.id for sc in scenarios], list(models), [[list(map(list, u)) for u in units]])
     measured = [u for u in units if u]
     overall = stats.bootstrap_effect(measured, seed, resamples, CONFIDENCE)
-    if len(measured) == 1 and per_scenario:  # issue 20: a bootstrap over one scenario is no interval
+    if len(measured) == 1 and per_scenario:  # a bootstrap over one scenario is no interval
         overall = _mean_interval([e.interval for e in per_scenario])
     low = any(stats.low_sample(min(b.n, s.n)) for b, s in samples.values())
     return Effects(lines, tuple(per_scenario), overall, seed, low, one_scenario=len(measured) == 1)

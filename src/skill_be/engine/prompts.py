@@ -22,7 +22,7 @@ Rules:
 - An `await` inside a step's own callback or helper is not an `await` "between chain steps".
 - Take the library's methods to behave as their names and the criterion say. Never answer NO only because you cannot verify a signature or what the library does."""
 
-# grader.template: generic (issue 20): the same contract for skills that are not about code.
+# grader.template: generic: the same contract for skills that are not about code.
 GENERIC_GRADER_RULES = """You are a strict evaluator. Judge the answer below against each numbered criterion on its own, as if it were the only one.
 
 Rules:

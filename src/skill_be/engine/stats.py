@@ -57,7 +57,7 @@ def low_sample(answers: int) -> bool:
 def nested_why(parent: str, children: Sequence[str], what: str, less_sure: str = "") -> str | None:
     """Why a level's label differs from the labels of what it is made of (its lines, or its
     scenarios), or None when they agree. Every report that shows nested labels says this next to
-    the parent, so two labels never contradict each other without a reason (issue 20)."""
+    the parent, so two labels never contradict each other without a reason."""
     decided = [c for c in children if c != NO_CLEAR_DIFFERENCE]
     if parent == NO_CLEAR_DIFFERENCE and decided:
         words = " and ".join(f"{decided.count(w)} {w}" for w in (BETTER, WORSE) if w in decided)

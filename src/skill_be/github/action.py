@@ -249,7 +249,7 @@ def _comparison(inputs: Inputs, ctx: Context, cwd: Path, project: Any, written: 
 
 
 def _changed(project: Any, skill: Any, entries: Mapping[str, Any]) -> bool:
-    """Whether the skill changed since its result file entry. hook: issue 20, a version-1 entry (the
+    """Whether the skill changed since its result file entry. a version-1 entry (the
     Node tool's, skill-be 0.1's) compares the version-1 way."""
     entry = entries.get(skill.name)
     if entry is None:
@@ -321,7 +321,7 @@ def main(
             redactor.add(form)
     results = _results_folder(config) if inputs.command in RUN_COMMANDS else None
     before = run_folders(results)
-    if inputs.command == "run":  # issue 19: the previous arm at the merge base (github/previous_arm.py)
+    if inputs.command == "run":  # the previous arm at the merge base (github/previous_arm.py)
         from skill_be.github.previous_arm import against_args
 
         configured = _project(config)

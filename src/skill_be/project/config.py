@@ -137,7 +137,7 @@ class Config(NamedTuple):
     neighbours: tuple[Path, ...] | None = None  # trigger evals; None: every other skill of the project
     trigger_turns: int = DEFAULT_TRIGGER_TURNS
     against: str | None = None  # compare.against: the previous arm's commit (wiring/versus.py)
-    grader_template: str = "code"  # grader.template (issue 20): code (the reference's rules) | generic | evidence
+    grader_template: str = "code"  # grader.template: code (the reference's rules) | generic | evidence
     # grader.evidence: None (no quotes asked), reported (quotes shown) or required (a YES without one is NO)
     grader_evidence: str | None = None
     grader_max_split: float = 0.2  # grader.maxSplitShare: a line whose gradings split on more answers is flagged

@@ -60,7 +60,7 @@ def fingerprint(parts: Iterable[tuple[str, Path]]) -> str:
     return digest
 
 
-# --- version 2 (issue 20): what decides a result, part by part ----------------------------------
+# --- version 2: what decides a result, part by part ----------------------------------
 #
 # Version 1 (above; the Node tool's scheme, and skill-be's until 0.1.x) hashes the config file
 # whole, so a comment or `concurrency` made every skill stale, and verify could not say what changed.

@@ -61,7 +61,7 @@ class Project(NamedTuple):
             for p in neighbour_dirs(self.config, skill.dir):
                 if (p / "SKILL.md").is_file():  # a missing one stops `run` (project/trigger_plan.py)
                     parts.append((f"neighbour/{p.name}", p / "SKILL.md"))
-        if self.config.neighbours or any(sc.agent for sc in skill.evals.scenarios):  # agent mode (issue 17)
+        if self.config.neighbours or any(sc.agent for sc in skill.evals.scenarios):  # agent mode
             from skill_be.project.agent_models import fingerprint_parts
 
             parts += fingerprint_parts(skill.dir, skill.evals.scenarios, list(self.config.neighbours or ()))

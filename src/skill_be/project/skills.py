@@ -153,7 +153,7 @@ def _body_start(lines: list[str]) -> int:
 
 
 def skill_md_warnings(doc: SkillDoc, file: str) -> list[str]:
-    """What a SKILL.md lacks that an agent needs (issue 20): text, and a `description` in its front
+    """What a SKILL.md lacks that an agent needs: text, and a `description` in its front
     matter (agents choose a skill by it). A missing `name` is no warning: the folder names it."""
     if not doc.text.strip():
         return [f"warning: {file} is empty: the with-skill arm gets the template without a skill; write the skill"]

@@ -1,4 +1,4 @@
-"""Can the run write where the config says? Checked before the first model call (issue 20), so an
+"""Can the run write where the config says? Checked before the first model call, so an
 unwritable, read-only, full or misplaced folder is one line and exit 2, not a traceback after the
 calls were paid for."""
 

@@ -37,7 +37,7 @@ def render_html(
     grader = summary.get("grader")
     graded = any(s["graded"] for s in skills)
     return env.get_template("results.html.j2").render(
-        # hook: issue 20, a skill that could not be measured makes the run's banner ERROR
+        # a skill that could not be measured makes the run's banner ERROR
         verdict=strings.READY
         if ready
         else "ERROR"

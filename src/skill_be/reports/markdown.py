@@ -96,7 +96,7 @@ def skill_report(run: SkillRun, h: Header, extra: Sequence[str] = ()) -> str:
                 seed=fx.seed, delta=pp(iv.estimate), low=pp(iv.low), high=pp(iv.high), label=iv.label, low_sample=low
             ),
         ]
-        why = overall_why(fx)  # hook: issue 20, nested labels say why they differ
+        why = overall_why(fx)  # nested labels say why they differ
         out += [f"Why: {why}."] if why else []
     out += ["", *agreement_line(run.judge)] if run.judge is not None else []
     delta = fx.overall.estimate if fx is not None and fx.scenarios else None
@@ -128,7 +128,7 @@ def interval_lines(gate: Gate, scenario: str, model: str, scores: Sequence[LineS
             )
     iv = pooled.interval
     out.append(s.SCENARIO_INTERVAL_LINE.format(delta=pp(iv.estimate), low=pp(iv.low), high=pp(iv.high), label=iv.label))
-    why = scenario_why(fx, scenario, model)  # hook: issue 20
+    why = scenario_why(fx, scenario, model)
     out += [f"  - why: {why}"] if why else []
     return out
 

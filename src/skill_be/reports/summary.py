@@ -176,7 +176,7 @@ def _scenario_interval(run: SkillRun, scenario: str, model: str) -> dict[str, ob
             "answers": {"baseline": e.answers[0], "withSkill": e.answers[1]},
             "lowSample": min(e.answers) < LOW_SAMPLE_ANSWERS,
             "repsToDecide": e.reps_to_decide if e.reps_to_decide <= REPS_CAP else None,
-            "why": scenario_why(fx, scenario, model) if fx else None,  # hook: issue 20
+            "why": scenario_why(fx, scenario, model) if fx else None,
         }
     }
 
@@ -191,7 +191,7 @@ def _overall(g: Gate) -> dict[str, object]:
             "label": fx.overall.label,
             "lowSample": fx.low_sample,
             "seed": fx.seed,
-            "oneScenario": fx.one_scenario,  # hook: issue 20
+            "oneScenario": fx.one_scenario,
             "why": overall_why(fx),
         }
     }

@@ -50,7 +50,7 @@ class ArmUsage(Record):
 
 
 class UsageModel(Record):
-    """What one answer costs in each arm, over every model under test (skill-be, issue 19)."""
+    """What one answer costs in each arm, over every model under test."""
 
     baseline: ArmUsage
     with_skill: ArmUsage = Field(alias="withSkill")
@@ -92,15 +92,15 @@ class ResultEntryModel(Record):
         None, description="each line's pass counts per model and arm (skill-be; absent in the Node tool's files)"
     )
     gate: MapOf(Any) | None = Field(  # type: ignore[valid-type]
-        None, description="the rule and error levels that decided (skill-be, issue 12: engine.gate.Levels)"
+        None, description="the rule and error levels that decided (engine.gate.Levels)"
     )
-    triggers: TriggersModel | None = Field(None, description="trigger evals' scores and checks (issue 18)")
-    reps: Count | None = Field(None, description="the reps per arm the run made (skill-be, issue 20)")
+    triggers: TriggersModel | None = Field(None, description="trigger evals' scores and checks")
+    reps: Count | None = Field(None, description="the reps per arm the run made")
     inputs: MapOf(Text) | None = Field(  # type: ignore[valid-type]
-        None, description="each part of a v2 fingerprint and its hash, for verify to name what changed (issue 20)"
+        None, description="each part of a v2 fingerprint and its hash, for verify to name what changed"
     )
     usage: UsageModel | None = Field(
-        None, description="tokens and cost of one answer per arm, for the comparison with the base (issue 19)"
+        None, description="tokens and cost of one answer per arm, for the comparison with the base"
     )
 
 

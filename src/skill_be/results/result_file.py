@@ -53,9 +53,9 @@ class ResultEntry(NamedTuple):
     scores: tuple[Score, ...] | None = None  # None: not recorded (the Node tool's files); verify ignores it
     gate: Mapping[str, object] | None = None  # the rule and levels that decided (engine.gate.Levels.to_json)
     triggers: Mapping[str, object] | None = None  # trigger evals' scores (results/triggers.py), no calls
-    reps: int | None = None  # issue 20: the reps it ran with; None in older files (verify skips the check)
-    inputs: Mapping[str, str] | None = None  # issue 20: each fingerprint part's hash (project/fingerprint.py v2)
-    usage: Mapping[str, object] | None = None  # issue 19: tokens and cost per answer (engine/pricing.answer_usage)
+    reps: int | None = None  # the reps it ran with; None in older files (verify skips the check)
+    inputs: Mapping[str, str] | None = None  # each fingerprint part's hash (project/fingerprint.py v2)
+    usage: Mapping[str, object] | None = None  # tokens and cost per answer (engine/pricing.answer_usage)
     # the reasons as data (engine/reasons.py, reports/gate.py recorded_reasons); None in older files
     why: tuple[Mapping[str, str], ...] | None = None
 

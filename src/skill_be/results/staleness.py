@@ -1,4 +1,4 @@
-"""Whether a result entry still describes a skill, and if not, what changed (issue 20).
+"""Whether a result entry still describes a skill, and if not, what changed.
 
 An entry written with a version-2 fingerprint records the reps it ran with and each input's hash:
 verify holds it to the config's reps and models, and names the file or config key that changed.

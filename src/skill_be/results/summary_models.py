@@ -32,7 +32,7 @@ class TestResultSummary(Written):
     name: AnyText
     passed: Flag
     message: AnyText | None = None
-    # Whose words `message` holds (answer, tests, skill-be): codetests/outcome.py, issue 23
+    # Whose words `message` holds (answer, tests, skill-be): codetests/outcome.py
     message_from: AnyText | None = Field(None, alias="messageFrom")
     seconds: Real = 0
 

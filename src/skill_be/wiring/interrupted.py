@@ -1,4 +1,4 @@
-"""Ctrl-C keeps what was paid for (issue 20): the answers of a skill that did not finish go into a
+"""Ctrl-C keeps what was paid for: the answers of a skill that did not finish go into a
 partial summary.json (marked `interrupted`), beside their files, so `regrade` can reuse them. Its
 verdict is not recorded: the result file keeps only the skills that finished."""
 

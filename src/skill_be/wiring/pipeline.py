@@ -41,7 +41,7 @@ def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
     setting that cannot work. Hint-word warnings print here too. Returns the result file's entries."""
     previous = read_result_file(project.config.result_file)
     validate_checks(project, warn)
-    check_agents(project)  # issue 17: agent scenarios need agent CLIs (wiring/agent_parts.py)
+    check_agents(project)  # agent scenarios need agent CLIs (wiring/agent_parts.py)
     if any(sc.attachments for s in project.skills for sc in s.evals.scenarios):
         from skill_be.project.attachments import first_refusal
 
@@ -159,7 +159,7 @@ def closing(
     results: Mapping[str, ResultEntry],
     outcomes: Sequence[CheckOutcome],
     written: Sequence[Path],
-    errored: Mapping[str, Health] | None = None,  # hook: issue 20, RunFiles.errored
+    errored: Mapping[str, Health] | None = None,  # RunFiles.errored
     fake: bool = False,
     files: RunFiles | None = None,
 ) -> int:

@@ -95,9 +95,9 @@ class RunFiles:
         self.reports: list[Path] = []
         # wiring/scale.py: a skill's cost and cache lines for its report, and their summary.json keys
         self.extras: Extras = extras or (lambda run: ([], {}))
-        self.errored: dict[str, Health] = {}  # issue 20: skills whose verdict is ERROR (engine/health.py)
-        self.result_written = False  # issue 20: whether this run wrote the result file
-        self.partial: dict[str, list[Output]] = {}  # issue 20: every output so far, for Ctrl-C (interrupted.py)
+        self.errored: dict[str, Health] = {}  # skills whose verdict is ERROR (engine/health.py)
+        self.result_written = False  # whether this run wrote the result file
+        self.partial: dict[str, list[Output]] = {}  # every output so far, for Ctrl-C (interrupted.py)
         self.base: Comparison | None = None  # run --base: the page's base column (compare_with_base)
         self.terminal: Style | None = None  # run on a terminal: the verdict-first summary (reports/terminal.py)
 
@@ -109,7 +109,7 @@ class RunFiles:
 
     def output(self, skill: str, output: Output) -> None:
         self.run_dir.write_output(skill, output)
-        self.partial.setdefault(skill, []).append(output)  # hook: issue 20
+        self.partial.setdefault(skill, []).append(output)
         if self.html is not None:
             file = self._file(skill, output)
             key = (
@@ -139,7 +139,7 @@ class RunFiles:
             **extra_keys,
             **health_keys(health),
         }
-        if health.error:  # hook: issue 20: the result file keeps the previous entry of a skill not measured
+        if health.error:  # the result file keeps the previous entry of a skill not measured
             self.errored[name] = health
             self.summary(None)
             return report
@@ -154,9 +154,9 @@ class RunFiles:
             scores=scores_of(run),
             gate=run.gate.levels.to_json(),
             triggers=triggers_json(run.gate.trigger, calls=False) if run.gate.trigger else None,
-            reps=self.header.reps,  # hook: issue 20, verify holds the run to the config's reps
-            inputs=self.project.inputs(run.skill),  # hook: issue 20, verify names what changed
-            usage=usage_of(self.project, run),  # issue 19: tokens and cost against the base
+            reps=self.header.reps,  # verify holds the run to the config's reps
+            inputs=self.project.inputs(run.skill),  # verify names what changed
+            usage=usage_of(self.project, run),  # tokens and cost against the base
         )
         self.summary(None)
         if self.fake:  # the result file records measurements; a fake run made none
@@ -190,6 +190,6 @@ class RunFiles:
     def written(self, summary: Path) -> list[Path]:
         """Every file the closing lines list, in order."""
         page = [self.run_dir.path / "results.html"] if self.html is not None else []
-        # hook: issue 20, when every skill was ERROR the run left the result file as it was
+        # when every skill was ERROR the run left the result file as it was
         kept = (self.errored or self.fake) and not self.result_written
         return [*self.reports, summary, *page, *([] if kept else [self.project.config.result_file])]

@@ -1,4 +1,4 @@
-"""What `run` adds for cost and scale (issue 14), as named parts a command picks: `Costs` (the cost
+"""What `run` adds for cost and scale, as named parts a command picks: `Costs` (the cost
 lines of each report and their summary.json keys), `CacheUse` (the response cache: `cache: true`,
 `--cache`, `--no-cache`, as the engine's call hook), `Sharding` (`--shard K/N`: the engine's unit
 filter and shard.json), the JUnit file (`--junit FILE`) and `--dry-run`."""
@@ -146,7 +146,7 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: s
     judges = build_judges(config, env, registry) if graded else []
     entries = [*config.models, *(config.graders if judges else ())]
     for entry, model in zip(entries, [*models, *judges], strict=True):
-        try:  # hook: issue 20, a dry run calls nothing, so a CLI that is not installed is a note
+        try:  # a dry run calls nothing, so a CLI that is not installed is a note
             await preflight([entry], [model], env)
         except AdapterStartError as e:
             warn(f"note: {e} (the dry run calls nothing; a real run stops here with exit code 2)")
