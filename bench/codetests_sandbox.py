@@ -179,7 +179,7 @@ def compare(args: argparse.Namespace) -> None:
         for _ in range(args.rounds):
             runs["before"].append(child(before_src, args))
             runs["after"].append(child(ROOT / "src", args))
-    kinds = ["process", *args.sandboxes.split(",")]
+    kinds = list(dict.fromkeys(["process", *args.sandboxes.split(",")]))  # process is the baseline, once
     print(f"per answer, {args.answers} answers at once (burst) and one at a time (single), median of {args.rounds}")
     print(f"before: {args.against}, after: this tree; target after/before <= 1.2")
     for kind in kinds:
@@ -205,7 +205,7 @@ async def main() -> None:
     if args.against:
         compare(args)
         return
-    kinds = ["process", *args.sandboxes.split(",")]
+    kinds = list(dict.fromkeys(["process", *args.sandboxes.split(",")]))  # process is the baseline, once
     languages = args.languages.split(",")
     results = {lang: await measure(kinds, args.answers, args.rounds, lang) for lang in languages}
     if args.child:
