@@ -142,3 +142,36 @@ def test_triage_and_regrade_of_a_blocked_python_run(tmp_path: Path) -> None:
     prompt = (root / "classifier.log").read_text()
     assert "def test_refuses_to_overdraw(ledger):" in prompt  # the test file's source
     assert "DID NOT RAISE <class 'tally.InsufficientFunds'>" in prompt  # and pytest's message
+
+
+def scored(root: Path) -> tuple[object, list[tuple[str, int, int]]]:
+    """The newest run's verdict and its lines (line, baseline, with skill), from summary.json."""
+    runs = sorted(p for p in (root / ".skill-be" / "demo-results").iterdir() if (p / "summary.json").exists())
+    skill = json.loads((runs[-1] / "summary.json").read_text())["skills"]["ledger"]
+    lines = [(x["line"], x["baseline"], x["withSkill"]) for sc in skill["scenarios"]
+             for m in sc["models"].values() for x in m["lines"]]  # fmt: skip
+    return skill["ready"], lines
+
+
+def test_python_code_tests_through_shards_merge_and_the_cache(tmp_path: Path) -> None:
+    root = ledger(tmp_path, "\ncodeTests:\n  sandbox: process\n")
+    whole = skill_be(root, "run", "--config", "skill-be.demo.yaml", "--cache")
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    expected = scored(root)
+    assert expected[0] is True and len(expected[1]) == len(TESTS)
+    # The cache answers every call of a second run, and the code tests run again on the same answers.
+    again = skill_be(root, "run", "--config", "skill-be.demo.yaml", "--cache")
+    assert again.returncode == 0, again.stderr
+    assert scored(root) == expected
+    newest = sorted(p for p in (root / ".skill-be" / "demo-results").iterdir() if (p / "summary.json").exists())[-1]
+    calls = json.loads((newest / "summary.json").read_text())["skills"]["ledger"]["calls"]
+    assert calls["made"] == 0 and calls["cached"] > 0, calls
+    # Two shards merged score the tests as the unsharded run did.
+    dirs = []
+    for k in (1, 2):
+        shard = skill_be(root, "run", "--config", "skill-be.demo.yaml", "--shard", f"{k}/2")
+        assert shard.returncode == 0, shard.stdout + shard.stderr
+        dirs.append(sorted((root / ".skill-be" / "demo-results").iterdir())[-1])
+    merged = skill_be(root, "merge", "--config", "skill-be.demo.yaml", *map(str, dirs))
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert scored(root) == expected
