@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skill_be.engine.gate import percent
-from skill_be.reports.pairwise import html_preference
+from skill_be.reports.pairwise import preference_words
 from skill_be.reports.pr_comment import CheckView, ModelTable, ProblemView, Row, SkillView
 
 if TYPE_CHECKING:
@@ -238,7 +238,7 @@ def skills_from_summary(doc: SummaryModel, evals: Mapping[str, Path], workspace:
                 reasons=tuple(sk.reasons),
                 why=tuple(_why_of(w) for w in sk.why or ()),
                 across=tuple(_across_of(a) for a in sk.across or ()),
-                preference=html_preference(sk.pairwise.model_dump(by_alias=True)) if sk.pairwise else None,
+                preference=preference_words(sk.pairwise.model_dump(by_alias=True)) if sk.pairwise else None,
                 tables=tables_from_summary(sk),
                 blocking=_blocking_from_gate(sk.gate),
                 eval_file=repo_path(str(eval_file), cwd, workspace) if eval_file else None,

@@ -14,7 +14,7 @@ from skill_be.reports.agent import agent_view
 from skill_be.reports.evidence import evidence_view
 from skill_be.reports.fake import PAGE_BANNER
 from skill_be.reports.judge import html_notes, html_splits
-from skill_be.reports.pairwise import html_preference
+from skill_be.reports.pairwise import preference_words
 from skill_be.reports.pr_changes import marker
 from skill_be.reports.quote import html_text, one_line
 from skill_be.results.compare import COMPARED, Comparison
@@ -109,7 +109,7 @@ def _skill(
             models.append({"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))})
         scenarios.append({**sc, "models": models})
     rows, note = across_cells(s.get("across") or ())  # reports/across.py: several models, a row each
-    prefers = html_preference(s.get("pairwise"))  # reports/pairwise.py
+    prefers = preference_words(s.get("pairwise"))  # reports/pairwise.py
     return {
         "name": name,
         **s,

@@ -75,8 +75,8 @@ def pairwise_json(comparisons: Sequence[Comparison] | None) -> dict[str, object]
     }
 
 
-def html_preference(section: Mapping[str, Any] | None) -> str | None:
-    """results.html's overview: the preference rate and interval, None without a comparison."""
+def preference_words(section: Mapping[str, Any] | None) -> str | None:
+    """The preference rate and interval in words (results.html, the PR comment), None without a comparison."""
     p = (section or {}).get("preference")
     if not p:
         return None
