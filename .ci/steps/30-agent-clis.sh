@@ -6,16 +6,18 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 PREFIX=.ci/cache/clis
-# The pins live in one file, which the Dockerfile reads too: one `name@version` a line.
+# The pins live in one file, which the Dockerfile reads too: one `name@version` a line, and npm's
+# options (`--before=DATE`) on lines of their own.
 PINS=.ci/agent-clis.txt
-mapfile -t PACKAGES < <(grep -v -e '^#' -e '^[[:space:]]*$' "$PINS")
+mapfile -t OPTIONS < <(grep -e '^--' "$PINS")
+mapfile -t PACKAGES < <(grep -v -e '^#' -e '^--' -e '^[[:space:]]*$' "$PINS")
 [ "${#PACKAGES[@]}" -eq 6 ] || { echo "30-agent-clis: $PINS should list 6 packages, it lists ${#PACKAGES[@]}" >&2; exit 1; }
 STAMP="$PREFIX/.installed"
-WANT="${PACKAGES[*]}"
+WANT="${OPTIONS[*]} ${PACKAGES[*]}"
 
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
   mkdir -p "$PREFIX"
-  npm install --global --prefix "$PREFIX" --no-audit --no-fund --loglevel=error "${PACKAGES[@]}"
+  npm install --global --prefix "$PREFIX" --no-audit --no-fund --loglevel=error "${OPTIONS[@]}" "${PACKAGES[@]}"
   echo "$WANT" > "$STAMP"
 fi
 

@@ -78,7 +78,7 @@ def test_no_argument_prints_the_help(image: str) -> None:
 def pins() -> dict[str, str]:
     out = {}
     for line in (REPO / ".ci" / "agent-clis.txt").read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
+        if line.strip() and not line.startswith(("#", "--")):
             name, version = line.rsplit("@", 1)
             out[name] = version
     return out
