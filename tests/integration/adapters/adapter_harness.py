@@ -222,6 +222,7 @@ def adapter_for(kind: str, mock: Any, user: UserSetup, api: str | None = None, *
     wrapped = mock.wrap(cli_path(name), str(user.tmp.parent), f"{name}-in-netns")
     url = mock.base_url + ("/v1" if api == "openai-completions" else ONE_API.get(kind, ""))
     extra: dict[str, object] = {"provider": "mock", "api": api} if api else {}
+    extra.update({k: settings.pop(k) for k in ("provider",) if k in settings})
     return make_adapter(
         kind, MODELS[kind], user, environ, bin=wrapped, baseUrl=url, apiKeyEnv=KEY_VAR, **extra, **settings
     )
