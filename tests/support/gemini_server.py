@@ -10,7 +10,8 @@ Model calls take queued actions first, then the default. An ACTION is
    user turn all contains gives the text instead)}
 | {"kind": "finish", "finish": "SAFETY"}        (a candidate with no parts, as a safety stop sends)
 | {"kind": "blocked", "reason": "SAFETY"}       (no candidates: the prompt was blocked)
-| {"kind": "status", "status": 500, "headers": {"retry-after": "1"}}   (a Google-style error body)
+| {"kind": "status", "status": 500, "headers": {"retry-after": "1"}, "echo_key": false}
+                                               (a Google-style error body; echo_key quotes the key in it)
 | {"kind": "hang"}                               (no reply until the client gives up)
 | {"kind": "malformed"}                          (200 with a body that is not JSON)
 | {"kind": "tools", "rules": [RULE, ...]}       (trigger evals)
@@ -134,7 +135,10 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(200, tool_reply(req, action))
         if kind == "status":
             status = int(action.get("status", 500))
-            return self._error(status, f"scripted error {status}", dict(action.get("headers") or {}))
+            message = f"scripted error {status}"
+            if action.get("echo_key"):  # a careless server that quotes the key back
+                message += " key=" + str(self.headers.get("x-goog-api-key") or "")
+            return self._error(status, message, dict(action.get("headers") or {}))
         if kind == "hang":
             owner.closing.wait(120)
             self.close_connection = True
