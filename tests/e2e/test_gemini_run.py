@@ -4,7 +4,9 @@ trigger evals with skills offered as function declarations, and a missing key re
 
 from __future__ import annotations
 
+import base64
 import json
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -150,3 +152,55 @@ def test_a_missing_key_is_one_line_and_exit_2_before_any_call(tmp_path: Path, ge
     assert gemini.requests() == [] and not (root / ".skill-be" / "results").exists()
     # control: with the key set the same project runs
     assert run(root, "run", env={"GEMINI_API_KEY": "g-1234"}).code in (0, 1) and gemini.model_calls()
+
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "evals_json"
+
+
+def attachment_project(root: Path, gemini: GeminiServer, attach: tuple[str, bytes] | None = None) -> Path:
+    """The corpus's pdf-attachment skill (evals.json), its file swapped for `attach` when given."""
+    shutil.copytree(CORPUS / "pdf-attachment", root / "skills" / "pdf-attachment")
+    if attach is not None:
+        name, data = attach
+        (root / "skills/pdf-attachment/evals/files" / name).write_bytes(data)
+        evals = root / "skills/pdf-attachment/evals/evals.json"
+        evals.write_text(evals.read_text().replace("evals/files/invoice.pdf", f"evals/files/{name}"))
+    write(root / "grader.py", "print('VERDICTS:\\n1: YES')\n")
+    cfg = {
+        "skills": "./skills",
+        "evals": "./evals",
+        "reps": 1,
+        "gradings": 1,
+        "model": entry(gemini, "gemini-2.5-flash"),
+        "grader": {"adapter": "command", "id": "judge", "run": f"{sys.executable} grader.py"},
+        "checks": {"typecheck": False},
+    }
+    write(root / "skill-be.yaml", yaml.safe_dump(cfg, sort_keys=False))
+    return root
+
+
+def test_an_attached_pdf_reaches_gemini_as_inline_data(tmp_path: Path, gemini: GeminiServer) -> None:
+    gemini.reset()
+    r = run(attachment_project(tmp_path, gemini), "run", env=KEY)
+    assert r.code in (0, 1), r.stdout + r.stderr
+    pdf = base64.b64encode((CORPUS / "pdf-attachment/evals/files/invoice.pdf").read_bytes()).decode()
+    bodies = gemini.bodies()
+    assert len(bodies) == 2  # baseline and with skill, one rep
+    for body in bodies:
+        [turn] = body["contents"]
+        first, text = turn["parts"]
+        assert first == {"inlineData": {"mimeType": "application/pdf", "data": pdf}}
+        assert text["text"].endswith("File `evals/files/invoice.pdf` is attached.")
+
+
+def test_a_gif_is_refused_before_any_call(tmp_path: Path, gemini: GeminiServer) -> None:
+    gemini.reset()
+    r = run(attachment_project(tmp_path, gemini, ("chart.gif", b"GIF89a\x01\x00\x01\x00")), "run", env=KEY)
+    assert r.code == 2, r.stdout + r.stderr
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("skills/pdf-attachment/evals/evals.json:9:9: evals[0].files[0]: ")
+    assert line.endswith(
+        "a GIF image is attached, which the model gemini-2.5-flash (adapter gemini) cannot take as content; "
+        "run it on the anthropic or openai adapter, or remove the attachment"
+    )
+    assert gemini.requests() == []
