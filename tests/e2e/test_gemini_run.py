@@ -72,6 +72,12 @@ def test_a_one_shot_run_with_a_gemini_model_and_a_gemini_judge(tmp_path: Path, g
         "withSkill": {"input": 200, "output": 20},
         "estimated": False,
     }  # fmt: skip  (usageMetadata read back, not estimated)
+    outputs = m["outputs"]
+    assert [o["adapter"] for o in outputs] == [{"stop_reason": "STOP"}] * 4  # the finish reason, recorded
+    assert all(o["usage"] == {"input": 100, "output": 10} for o in outputs) and not any(o["error"] for o in outputs)
+    from skill_be.project import fastcheck
+
+    assert fastcheck.conforms("summary", r.summary())
     # a judge of the model's own family is warned about, before any call
     assert "the judge gemini-2.5-pro and the model under test gemini-2.5-flash are both Google models" in r.stderr
     assert KEY["GEMINI_E2E_KEY"] not in (r.stdout + r.stderr)
