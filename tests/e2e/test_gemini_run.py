@@ -17,6 +17,8 @@ import yaml
 from tests.e2e.run.helpers import project, run, write
 from tests.support.gemini_server import GeminiServer
 
+from skill_be.reports.errors import EXIT_ERROR
+
 KEY = {"GEMINI_E2E_KEY": "g-e2e-key-5678"}
 SKILLED = "SKILLED allocate money"
 
@@ -210,3 +212,14 @@ def test_a_gif_is_refused_before_any_call(tmp_path: Path, gemini: GeminiServer) 
         "run it on the anthropic or openai adapter, or remove the attachment"
     )
     assert gemini.requests() == []
+
+
+def test_a_gemini_endpoint_that_never_answers_is_cut_off_by_the_breaker(tmp_path: Path, gemini: GeminiServer) -> None:
+    gemini.reset()
+    gemini.script(default={"kind": "hang"})  # the control: the runs above, on the answering server, are not cut off
+    config = {"model": entry(gemini, "gemini-2.5-flash"), "reps": 10, "concurrency": 4, "timeoutSeconds": 1}
+    r = run(project(tmp_path, config=config), "run", env=KEY)
+    assert r.code == EXIT_ERROR, r.stdout + r.stderr
+    assert len(gemini.model_calls()) <= 8  # a first wave at concurrency 4, and those already waiting
+    assert f"calls in a row to {gemini.base_url} failed to connect or timed out" in r.stderr
+    assert "the remaining calls of gemini-2.5-flash are not sent and count as errors" in r.stderr
