@@ -79,7 +79,7 @@ def test_a_workspace_outside_the_project_names_its_place(tmp_path: Path) -> None
     assert line.startswith("evals/greet.json:") and 'workspace.from[0]: "../../outside" is outside the project' in line
 
 
-@pytest.mark.parametrize("adapter", ["command", "anthropic", "openai"])
+@pytest.mark.parametrize("adapter", ["command", "anthropic", "openai", "gemini"])
 def test_an_adapter_that_cannot_act_as_an_agent_is_refused(tmp_path: Path, adapter: str) -> None:
     model = {"adapter": adapter, "id": "m", "run": f"{sys.executable} model.py"} if adapter == "command" else {
         "adapter": adapter, "id": "m", "baseUrl": "http://127.0.0.1:9"}  # fmt: skip

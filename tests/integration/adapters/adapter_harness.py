@@ -64,6 +64,16 @@ def plain_mock(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def gemini_mock() -> Iterator[Any]:
+    """The scripted Gemini API server for the gemini adapter (tests/support/gemini_server.py), in this process."""
+    from tests.support.gemini_server import GeminiServer
+
+    server = GeminiServer()
+    yield server
+    server.stop()
+
+
 @dataclass
 class UserSetup:
     """A fake user: HOME and a project directory full of settings, context files and MCP servers, each
