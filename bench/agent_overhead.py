@@ -1,12 +1,13 @@
-"""skill-be's overhead per agent run: the same scripted agent task (Claude Code against the scripted
+"""skill-be's overhead per agent run: the same scripted agent task (each agent CLI against the scripted
 tool-use model, tests/support/agent_model_server.py, on loopback) run directly with the CLI on this
-machine, and through skill-be's docker agent box (container, egress proxy, workspace copied in and out,
-stream parsed, record and diff built), side by side in the same run; then 8 runs through skill-be at
-concurrency 4 against the ideal (2 x one run).
+machine (its driver's launch alone: no relay, no container), and through skill-be's docker agent box
+(container, egress proxy, the turn-limit relay where the CLI has no limit of its own, workspace copied
+in and out, stream parsed, record and diff built), side by side in the same run; then 8 runs through
+skill-be at concurrency 4 against the ideal (2 x one run).
 
-    python bench/agent_overhead.py [--runs 5] [--parallel 8] [--concurrency 4]
+    python bench/agent_overhead.py [--cli claude|pi|opencode|codex|copilot|all] [--runs 5] [--parallel 8] [--concurrency 4]
 
-Targets (issue 17): overhead at most 1.0 s per run; 8 runs at concurrency 4 within 1.3x of the ideal.
+Targets: overhead at most 1.0 s per run for every CLI; 8 runs at concurrency 4 within 1.3x of the ideal.
 Needs Docker, skill-be's image (.ci/steps/40-docker.sh) and the CLIs on PATH (.ci/env)."""
 
 from __future__ import annotations
@@ -43,8 +44,14 @@ def load_server() -> Any:
     return load_support("agent_model_server")
 
 
-def setup_for(server: Any) -> AgentSetup:
-    endpoint = ModelEndpoint("agent-mock", "anthropic", base_url=server.base_url, api_key="sk-bench-key")
+CLIS = ("claude", "pi", "opencode", "codex", "copilot")
+WIRE = {"claude": "anthropic"}  # the rest speak OpenAI's wire formats to the scripted model, under /v1
+
+
+def setup_for(server: Any, cli: str = "claude") -> AgentSetup:
+    wire = WIRE.get(cli, "openai")
+    url = server.base_url + ("/v1" if wire == "openai" else "")
+    endpoint = ModelEndpoint("agent-mock", wire, base_url=url, api_key="sk-bench-key")
     return AgentSetup(
         "Greet the team in a file.", endpoint, (SKILL,), limits=AgentLimits(max_turns=8, timeout_seconds=120)
     )
@@ -81,24 +88,37 @@ def through(box: Any, driver: Any, setup: AgentSetup, files: dict[str, bytes]) -
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cli", default="claude", choices=[*CLIS, "all"], help="the agent CLI (default claude)")
     parser.add_argument("--runs", type=int, default=5, help="runs on each side (alternating)")
     parser.add_argument("--parallel", type=int, default=8, help="runs through skill-be at once")
     parser.add_argument("--concurrency", type=int, default=4)
     args = parser.parse_args()
-
-    from skill_be.agents.boxes import BoxSettings, open_box
-    from skill_be.agents.drivers import driver
-
     ams = load_server()
     work = Path(tempfile.mkdtemp(prefix="bench-agent-server-"))
     server = ams.AgentServer(str(work), netns=False)
-    setup = setup_for(server)
+    try:
+        for cli in CLIS if args.cli == "all" else (args.cli,):
+            one_cli(cli, server, args)
+    finally:
+        server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def one_cli(cli: str, server: Any, args: argparse.Namespace) -> None:
+    import importlib
+
+    from skill_be.agents.boxes import BoxSettings, open_box
+    from skill_be.agents.drivers import driver, module_of
+
+    setup = setup_for(server, cli)
     box = open_box("docker", BoxSettings(image=IMAGE, endpoints=[setup.endpoint]), print)
     try:
         server.agent(skill="greet", load="offered", write={"path": "out.txt", "content": "hello"},
                      command="echo ran > ran.txt", final="DONE")  # fmt: skip
-        host = driver("claude", path=os.environ.get("PATH", ""))
-        inside = driver("claude", **box.driver_options(lambda: "claude"))
+        # The CLI alone: its driver's own launch, without skill-be's relay (drivers/limit.py).
+        host = importlib.import_module(module_of(cli)).create(path=os.environ.get("PATH", ""))
+        inside = driver(cli, **box.driver_options(lambda: cli))
         files = git_repo({"README.md": b"# team\n"})
         through(box, inside, setup, files)  # warm-up: the image's layers, the CLI's first start
         direct(host, setup, files)
@@ -107,10 +127,11 @@ def main() -> int:
             d.append(direct(host, setup, files))
             t.append(through(box, inside, setup, files))
         md, mt = statistics.median(d), statistics.median(t)
+        print(f"== {cli}")
         print("direct:", " ".join(f"{x:.2f}" for x in d), "| through:", " ".join(f"{x:.2f}" for x in t))
-        print(f"direct (claude on this machine): median {md:.2f} s of {args.runs}")
+        print(f"direct ({cli} on this machine): median {md:.2f} s of {args.runs}")
         print(f"through skill-be (container, proxy, copy, parse): median {mt:.2f} s of {args.runs}")
-        print(f"overhead per agent run: {mt - md:+.2f} s (target at most +1.00 s)")
+        print(f"overhead per agent run ({cli}): {mt - md:+.2f} s (target at most +1.00 s)")
         started = time.monotonic()
         with ThreadPoolExecutor(args.concurrency) as pool:
             list(pool.map(lambda _: through(box, inside, setup, files), range(args.parallel)))
@@ -128,9 +149,6 @@ def main() -> int:
               f"{wall / alone:.2f}x")  # fmt: skip
     finally:
         box.close()
-        server.stop()
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
 
 
 if __name__ == "__main__":
