@@ -39,9 +39,12 @@ def toml_string(text: str) -> str:
     return json.dumps(text)  # a JSON string is a TOML basic string
 
 
-def provider_config(base_url: str) -> str:
-    """The `-c` value of skill-be's own provider: the Responses API at `base_url`, Codex's retries off."""
-    fields = {"name": toml_string(PROVIDER), "base_url": toml_string(base_url), "env_key": toml_string(KEY_VAR),
+def provider_config(base_url: str, keyed: bool = True) -> str:
+    """The `-c` value of skill-be's own provider: the Responses API at `base_url`, Codex's retries off.
+    Without a key (`keyed` False: a local server) no `env_key`: Codex then sends no key, where a named
+    variable that is unset fails every call ("Missing environment variable")."""
+    fields = {"name": toml_string(PROVIDER), "base_url": toml_string(base_url),
+              **({"env_key": toml_string(KEY_VAR)} if keyed else {}),
               "wire_api": '"responses"', "request_max_retries": "0", "stream_max_retries": "0"}  # fmt: skip
     return f"model_providers.{PROVIDER}={{" + ",".join(f"{k}={v}" for k, v in fields.items()) + "}"
 
@@ -63,9 +66,9 @@ DROPPED_ENV = ("CODEX_HOME", "OPENAI_BASE_URL", "OPENAI_API_KEY", KEY_VAR)
 class CodexCliAdapter(CliAdapter):
     spec = SPEC
 
-    def argv(self, exe: str, work: Path, instructions: Path) -> list[str]:
+    def argv(self, exe: str, work: Path, instructions: Path, keyed: bool = True) -> list[str]:
         config = [f"model={json.dumps(self.entry.id)}", f"model_provider={PROVIDER}",
-                  provider_config(self.base_url or DEFAULT_BASE_URL), *CONFIG,
+                  provider_config(self.base_url or DEFAULT_BASE_URL, keyed), *CONFIG,
                   f"model_instructions_file={json.dumps(str(instructions))}"]  # fmt: skip
         return [exe, "exec", "--json", "--ephemeral", "--skip-git-repo-check", "-s", "read-only", "-C", str(work),
                 *[a for f in NO_TOOLS for a in ("--disable", f)], *[a for c in config for a in ("-c", c)]]  # fmt: skip
@@ -89,7 +92,8 @@ class CodexCliAdapter(CliAdapter):
             extra: dict[str, str | None] = {"HOME": str(base / "home"), "CODEX_HOME": str(base / "home/.codex"),
                                             "TMPDIR": str(base / "tmp"), KEY_VAR: key}  # fmt: skip
             env = child_env(self.env.environ, extra, DROPPED_ENV)
-            result = await self.run(self.argv(exe, base / "work", instructions), prompt, base / "work", env)
+            argv = self.argv(exe, base / "work", instructions, keyed=key is not None)
+            result = await self.run(argv, prompt, base / "work", env)
         return self.read_events(result)
 
     def read_events(self, result: ProcessResult) -> Answer:

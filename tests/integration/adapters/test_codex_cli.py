@@ -8,7 +8,7 @@ import subprocess
 from typing import Any
 
 import pytest
-from adapter_harness import UserSetup, adapter_for, cli_path, still_running
+from adapter_harness import UserSetup, adapter_for, cli_path, make_adapter, still_running
 
 from skill_be.adapters.base import CallContext, CallError
 from skill_be.errors import ConfigError
@@ -45,6 +45,19 @@ def test_answer_comes_back_isolated_with_the_key_usage_and_no_tools(netns_mock: 
     assert user.leaked(requests) == []
     assert user.files_holding(user.key) == []
     assert [p for p in user.tmp.iterdir() if p.name.startswith("skill-be-codex-")] == []
+
+
+def test_a_local_server_without_a_key_answers_and_gets_no_key(netns_mock: Any, user: UserSetup) -> None:
+    """No apiKeyEnv and a baseUrl (a local model server): Codex sends no key, and the call answers.
+    (With `env_key` named and its variable unset, Codex fails every call: "Missing environment variable".)"""
+    netns_mock.reset()
+    wrapped = netns_mock.wrap(cli_path("codex"), str(user.tmp.parent), "codex-in-netns")
+    adapter = make_adapter("codex-cli", "codex-mock-model", user, user.environ(), bin=wrapped,
+                           baseUrl=netns_mock.base_url + "/v1")  # fmt: skip
+    answer = asyncio.run(adapter.complete("Say hello.", CallContext(timeout_seconds=90, cwd=user.project)))
+    assert answer.text == "MOCK-ANSWER: the mock model says hello"
+    (call,) = netns_mock.requests()
+    assert "authorization" not in call["headers"]
 
 
 def test_without_isolation_the_planted_setup_does_reach_the_model(netns_mock: Any, user: UserSetup) -> None:

@@ -95,7 +95,7 @@ class CodexDriver:
         if ep.api_key:
             env[KEY_VAR] = ep.api_key
         config = [f"model={toml_string(ep.model)}", f"model_provider={PROVIDER}",
-                  provider_config(ep.base_url or DEFAULT_BASE_URL), *CONFIG]  # fmt: skip
+                  provider_config(ep.base_url or DEFAULT_BASE_URL, bool(ep.api_key)), *CONFIG]  # fmt: skip
         argv = [self.bin, "exec", "--json", "--ephemeral", "--skip-git-repo-check", "-s", "danger-full-access",
                 "-C", str(workspace), "--disable", "plugins", *[a for c in config for a in ("-c", c)],
                 "--", setup.prompt]  # fmt: skip
