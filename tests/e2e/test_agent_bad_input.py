@@ -173,3 +173,27 @@ def test_the_cli_must_start_on_this_machine_only_where_something_runs_it_here(tm
     line = one_line(run(root, "run", env=no_cli).stderr)
     assert 'claude-cli cannot start "claude" (not found on PATH)' in line, line
     assert not (root / "model-called.txt").exists()
+
+
+@pytest.mark.parametrize("cli", ["pi-cli", "opencode-cli"])
+def test_a_provider_of_your_own_cli_setup_is_refused_for_every_agent_feature_alone(tmp_path: Path, cli: str) -> None:
+    """`provider: local` (a provider in your own pi or opencode setup) works one-shot, which reads that
+    setup; an agent run starts the CLI with a fresh home, where it cannot. One rule for agent scenarios
+    and trigger evals, before any call; with a baseUrl (skill-be's own provider) it passes."""
+    model = {"adapter": cli, "id": "m", "provider": "local", "apiKeyEnv": "ANTHROPIC_API_KEY"}
+    expected = f'model.provider: model "m" ({cli}): "local" is not a provider skill-be can give the CLI when it runs as an agent'  # fmt: skip
+    agent = agent_project(tmp_path / "agent", {"agent": {"sandbox": "process"}}, model)
+    triggers = agent_project(tmp_path / "triggers", {"mode": "one-shot"}, model)
+    evals = json.loads((triggers / "evals/greet.json").read_text())
+    evals["triggers"] = {"should": ["Greet the team, please."], "shouldNot": ["What is 2 + 2?"]}
+    (triggers / "evals/greet.json").write_text(json.dumps(evals))
+    for root in (agent, triggers):
+        line = one_line(run(root, "run", "--dry-run", env=ENV).stderr)
+        assert line.startswith("skill-be.yaml:") and expected in line, line
+    assert expected in one_line(run(triggers, "triggers", "--description", "Greets.", env=ENV).stderr)
+    # The controls: one-shot alone reads your setup (no refusal); a baseUrl gives skill-be's own provider.
+    alone = agent_project(tmp_path / "alone", {"mode": "one-shot"}, model)
+    assert "is not a provider" not in run(alone, "run", "--dry-run", env=ENV).stderr
+    local = {**model, "baseUrl": "http://127.0.0.1:9/v1"}
+    root = agent_project(tmp_path / "local", {"agent": {"sandbox": "process"}}, local)
+    assert run(root, "run", "--dry-run", env=ENV).code == 0

@@ -98,6 +98,26 @@ def check_container_keys(
             )
 
 
+def check_agent_providers(skills: Sequence[Skill], entries: Sequence[tuple[str, AdapterEntry]]) -> None:
+    """An agent CLI that runs as an agent (agent scenarios, trigger evals) gets a fresh home, so only a
+    provider its driver drives (`providers`: openai, anthropic) or one given by `baseUrl` can work; a
+    provider of the user's own CLI setup (pi's models.json, opencode's config) cannot be read there.
+    One rule for both features, checked before any call (one-shot calls read the user's setup)."""
+    if not any(s.evals.triggers is not None or any(sc.agent for sc in s.evals.scenarios) for s in skills):
+        return
+    for label, entry in entries:
+        provider = entry.settings.get("provider")
+        if entry.adapter not in DRIVERS or not isinstance(provider, str) or entry.settings.get("baseUrl"):
+            continue
+        speaks = driver(entry.adapter).providers
+        if provider not in speaks:
+            raise entry.where.key("provider").error(
+                f'model "{label}" ({entry.adapter}): "{provider}" is not a provider skill-be can give the CLI when it '
+                f"runs as an agent (agent scenarios and trigger evals start it with a fresh home, so your own "
+                f"setup's providers are not read); use {' or '.join(speaks)}, or give baseUrl (and api) for it"
+            )
+
+
 def read_neighbours(folders: Sequence[Path], where: Callable[[int], Where]) -> list[tuple[str, SkillToInstall]]:
     """The config's `neighbours` (skill folders installed in both arms), each read; a folder without
     a SKILL.md is a ConfigError at its place (`where(i)`)."""

@@ -19,6 +19,7 @@ from skill_be.agents.inputs import read_inputs
 from skill_be.agents.preflight import (
     box_kinds,
     check_agent_models,
+    check_agent_providers,
     check_container_keys,
     preflight_checks,
     read_neighbours,
@@ -38,13 +39,15 @@ def neighbours(project: Project) -> list[tuple[str, SkillToInstall]]:
 
 def check_agents(project: Project, warn: Callable[[str], None]) -> None:
     """Before any model call: an agent scenario needs models whose CLI can act as an agent, and one in
-    skill-be's container a key that reaches it (a `bin` it does not use is a warning)."""
+    skill-be's container a key that reaches it (a `bin` it does not use is a warning); and an agent CLI
+    run as an agent (these scenarios, trigger evals) a provider it can be given there."""
+    from skill_be.adapters.registry import labels
+
+    entries = list(project.config.models)
+    check_agent_providers(project.skills, list(zip(labels(entries), entries, strict=True)))
     if not box_kinds(project.skills):
         return
     neighbours(project)  # each names a skill folder
-    entries = list(project.config.models)
-    from skill_be.adapters.registry import labels
-
     adapters = [(label, e.adapter, str(e.where.path)) for e, label in zip(entries, labels(entries), strict=True)]
     check_agent_models(project.skills, adapters)
     check_container_keys(project.skills, list(zip(labels(entries), entries, strict=True)), os.environ, warn)
