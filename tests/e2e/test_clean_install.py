@@ -117,3 +117,34 @@ def test_init_on_a_bundled_skill_from_the_wheel(clean: Path, tmp_path: Path) -> 
     refused = skill_be(clean, tmp_path, "check")
     assert refused.returncode == 2 and "still the placeholder of skill-be init" in refused.stderr
     assert skill_be(clean, tmp_path, "sandbox", "--help").returncode == 0
+
+
+def copy_source(root: Path, readme: bool = True) -> Path:
+    source = root / "source"
+    shutil.copytree(REPO / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", source / "pyproject.toml")
+    if readme:
+        shutil.copy(REPO / "README.md", source / "README.md")
+    else:  # the control: a package whose description is empty, which PyPI shows as nothing
+        (source / "README.md").write_text("", encoding="utf-8")
+    return source
+
+
+def build_and_check(root: Path, readme: bool = True) -> subprocess.CompletedProcess[str]:
+    """What the release workflow does before PyPI: sdist and wheel with `python -m build`, then
+    `twine check --strict` on both."""
+    source, dist = copy_source(root, readme), root / "dist"
+    built = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "-o", str(dist),
+                            str(source)], capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert sorted(p.suffix for p in dist.iterdir()) == [".gz", ".whl"]
+    return subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *map(str, sorted(dist.iterdir()))],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def test_the_sdist_and_wheel_pass_twine_check_as_the_release_builds_them(tmp_path: Path) -> None:
+    checked = build_and_check(tmp_path / "release")
+    assert checked.returncode == 0 and checked.stdout.count("PASSED") == 2, checked.stdout + checked.stderr
+    # The control: an empty long description is what --strict refuses.
+    empty = build_and_check(tmp_path / "empty", readme=False)
+    assert empty.returncode != 0 and "long_description" in empty.stdout + empty.stderr, empty.stdout + empty.stderr
