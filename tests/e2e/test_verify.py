@@ -247,8 +247,8 @@ def test_a_broken_result_file_is_exit_2(project: ProjectDir) -> None:
     done = verify(project.root)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        "skill-be.result.json:7:16: skills.money.ready: must be true or false, not a string; restore it from git, or run "
-        '"skill-be run" to write it again\n'
+        "skill-be.result.json:7:16: skills.money.ready: must be true or false, not a string; restore it from git, or delete it "
+        '(the next "skill-be run" writes a new one)\n'
     )
 
 

@@ -90,7 +90,7 @@ class ResultFile(NamedTuple):
     skills: Mapping[str, ResultEntry]
 
 
-_FIX = 'restore it from git, or run "skill-be run" to write it again'
+_FIX = 'restore it from git, or delete it (the next "skill-be run" writes a new one)'
 
 
 def read_result_file(path: Path) -> ResultFile | None:

@@ -18,7 +18,7 @@ from tests.e2e.run.helpers import Result, project, run
 
 SC = [{"id": "split", "critical": True, "prompt": "Split a bill.", "criteria": ["Uses allocate", "Uses format"]}]
 SUMMARY_FIX = 'run "skill-be run" again to write a new one, or delete that run folder'
-RESULT_FIX = 'restore it from git, or run "skill-be run" to write it again'
+RESULT_FIX = 'restore it from git, or delete it (the next "skill-be run" writes a new one)'
 Edit = Callable[[dict[str, Any]], object]
 
 

@@ -15,7 +15,7 @@ from skill_be.errors import ConfigError
 from skill_be.results.atomic import write_atomic
 from skill_be.results.result_file import ResultEntry, read_result_file, write_result_file
 
-FIX = 'restore it from git, or run "skill-be run" to write it again'
+FIX = 'restore it from git, or delete it (the next "skill-be run" writes a new one)'
 
 
 def entry(ready: bool = True, fingerprint: str = "ab" * 32) -> ResultEntry:
