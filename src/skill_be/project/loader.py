@@ -144,10 +144,26 @@ def load_project(
     for name in without:
         if not names:
             warn(f'warning: skill "{name}" has no eval file')
+    if not names:
+        for orphan in _orphan_evals(config, {f.name for f in folders}):
+            warn(
+                f"warning: {shown(orphan)} names no skill (no {shown(config.skills / orphan.stem / 'SKILL.md')}); "
+                f"it is not run: rename it after its skill's folder, or add that folder"
+            )
     for skill in selected:
         for line in (*skill_md_warnings(skill.doc, shown(skill.skill_md)), *skill.evals.notes):
             warn(line)
     return Project(config=config, skills=selected, all_names=tuple(f.name for f in with_evals))
+
+
+def _orphan_evals(config: Config, skills: set[str]) -> list[Path]:
+    """The eval files in `<evals>` (a `.json` with `"scenarios"`: not a package.json or tsconfig.json
+    that shares the folder) whose name is no skill folder's: run by nothing."""
+    try:
+        files = sorted(p for p in config.evals.iterdir() if p.suffix == ".json" and p.stem not in skills)
+        return [p for p in files if p.is_file() and '"scenarios"' in p.read_text(encoding="utf-8", errors="replace")]
+    except OSError:
+        return []
 
 
 def _entries(folder: Path, config_name: str) -> list[Path]:

@@ -237,3 +237,16 @@ def test_loading_from_another_directory(project: ProjectDir, tmp_path: Path, mon
     monkeypatch.chdir(tmp_path)
     p = load_project(Path("project/skill-be.yaml"))
     assert p.skills[0].skill_md == project.root / "skills" / "a" / "SKILL.md"
+
+
+def test_an_eval_file_whose_skill_folder_is_missing_is_a_warning_naming_it(project: ProjectDir) -> None:
+    project.skill("money", [judge()])
+    project.write("evals/monye.json", '{"scenarios": [{"id": "x", "prompt": "p", "criteria": ["c"]}]}')
+    project.write("evals/package.json", '{"name": "not an eval file"}')  # the control: shares the folder, no warning
+    p, warnings = load(project)
+    assert [s.name for s in p.skills] == ["money"]  # type: ignore[attr-defined]
+    (warned,) = [w for w in warnings if "names no skill" in w]  # paths are shown from the working folder
+    assert warned.startswith("warning: ") and "evals/monye.json names no skill (no " in warned
+    assert warned.endswith(
+        "skills/monye/SKILL.md); it is not run: rename it after its skill's folder, or add that folder"
+    )
