@@ -66,11 +66,21 @@ class Strict(BaseModel):
                 fail(f"is empty; set it to {f.description}", at=(alias,))
             if alias not in data or (value is None and cls.null_is == "missing"):
                 why = f.description if cls.missing_hint is None else cls.missing_hint
-                fail(f'missing required key "{alias}"' + (f" ({why})" if why else ""))
+                fail(f'missing required key "{alias}"' + (f" ({why})" if why else "") + _misspelt(alias, data, fields))
         if cls.keep_nulls:
             return data
         # An optional key set to null takes its default, as if it were absent.
         return {k: v for k, v in data.items() if v is not None or k not in fields or fields[k].is_required()}
+
+
+def _misspelt(alias: str, data: dict[str, Any], fields: dict[str, Any]) -> str:
+    """`; "adaptr" is there: did you mean "adapter"?` when a key the model does not know is close to the
+    missing one (a model that takes extra keys, such as an adapter's settings, lets it through)."""
+    import difflib
+
+    unknown = [k for k in data if k not in fields]
+    close = difflib.get_close_matches(alias, unknown, n=1, cutoff=0.75)
+    return f'; "{close[0]}" is there: did you mean "{alias}"?' if close else ""
 
 
 def _text(value: object) -> str:

@@ -47,6 +47,19 @@ def resolve(root: Path, rev: str) -> str | None:
         return None
 
 
+def close_refs(root: Path, ref: str) -> str:
+    """` (did you mean "mian"?)` when a branch or tag of the repository is close to `ref`, else ""."""
+    import difflib  # only a mistake needs it
+
+    try:
+        names = git(root, "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/tags", "refs/remotes")
+    except GitError:
+        return ""
+    close = difflib.get_close_matches(ref, [n for n in names.split() if n != ref], n=2, cutoff=0.6)
+    quoted = " or ".join(f'"{c}"' for c in close)
+    return f" (did you mean {quoted}?)" if close else ""
+
+
 def merge_base(root: Path, a: str, b: str) -> str | None:
     try:
         return git(root, "merge-base", a, b).strip() or None

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skill_be.results.git_files import GitError, git, read_at, resolve, toplevel
+from skill_be.results.git_files import GitError, close_refs, git, read_at, resolve, toplevel
 
 UNCHANGED, CHANGED, ABSENT = "unchanged", "changed", "absent"
 
@@ -56,7 +56,9 @@ def materialise(project: Any, ref: str, dest: Path) -> Previous:
     root = toplevel(cwd)
     commit = resolve(root, ref)
     if commit is None:
-        raise GitError(f"{ref} is not a commit this repository has; fetch it first (git fetch origin {ref})")
+        raise GitError(
+            f"{ref} is not a commit this repository has{close_refs(root, ref)}; fetch it first (git fetch origin {ref})"
+        )
     config = project.config
     folders = [_rel(s.dir, root) for s in project.skills]
     files = [_rel(s.eval_path, root) for s in project.skills]

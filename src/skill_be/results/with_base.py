@@ -14,7 +14,7 @@ from typing import Any
 
 from skill_be.errors import SkillBeError
 from skill_be.results.compare import Comparison, SkillFiles, compare, scenarios_now
-from skill_be.results.git_files import Base, GitError, find_base, toplevel
+from skill_be.results.git_files import Base, GitError, close_refs, find_base, toplevel
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -75,7 +75,7 @@ def resolve_base(project: Any, ref: str, option: str = "--base") -> tuple[Path, 
     found = find_base(root, ref)
     if isinstance(found, GitError):
         raise SkillBeError(
-            f"{option} {ref}: git does not know {ref} in {root} and could not fetch it; "
+            f"{option} {ref}: git does not know {ref} in {root} and could not fetch it{close_refs(root, ref)}; "
             f"fetch it first (git fetch origin {ref}) or name a branch, tag or commit it has"
         )
     return root, found

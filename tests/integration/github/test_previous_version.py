@@ -67,3 +67,12 @@ def test_an_unknown_ref_is_one_error(tmp_path: Path) -> None:
     repo, _ = project_at(tmp_path)
     with pytest.raises(GitError, match=r"^nope is not a commit this repository has; fetch it first"):
         materialise(load_project(repo / "skill-be.demo.yaml"), "nope", tmp_path / "previous")
+
+
+def test_a_ref_close_to_a_branch_gets_its_did_you_mean(tmp_path: Path) -> None:
+    repo, _ = project_at(tmp_path)
+    git(repo, "branch", "release-1.2")
+    with pytest.raises(
+        GitError, match=r'^release-1\.3 is not a commit this repository has \(did you mean "release-1\.2"\?\)'
+    ):
+        materialise(load_project(repo / "skill-be.demo.yaml"), "release-1.3", tmp_path / "previous")
