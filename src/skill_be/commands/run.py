@@ -165,11 +165,15 @@ async def _benchmark(
         async def kept() -> None:  # Ctrl-C keeps the answers paid for
             await keep_partial(files, project, header.labels, settings.reps)
 
-        await drive(
-            project, parts, files, settings, concurrency,
-            hook=hook, units=units, agents=agents, triggers=triggers, interrupted=kept,
-            arms=arms, judge=pairwise_judge(config.pairwise_gate, against.judge if against else None),
-        )  # fmt: skip
+        try:
+            await drive(
+                project, parts, files, settings, concurrency,
+                hook=hook, units=units, agents=agents, triggers=triggers, interrupted=kept,
+                arms=arms, judge=pairwise_judge(config.pairwise_gate, against.judge if against else None),
+            )  # fmt: skip
+        except BaseException:  # Ctrl-C (or a failure) before the first output: no empty run folder stays
+            run_dir.drop_if_empty()
+            raise
     files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
     code = finish(project, files, junit, said=files.compare_with_base(base))  # run --base: the comparison
     return sharding.finish(shard) if sharding and shard else code

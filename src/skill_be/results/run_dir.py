@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -39,6 +40,11 @@ class RunDir:
             except FileExistsError:
                 self.path = base.with_name(f"{base.name}-{n}")
         self.path.mkdir(parents=True, exist_ok=False)
+
+    def drop_if_empty(self) -> None:
+        """Remove the folder when nothing was written in it (a run stopped before its first output)."""
+        with contextlib.suppress(OSError):
+            self.path.rmdir()  # only an empty folder goes
 
     def output_dir(self, skill: str, scenario: str, model: str) -> Path:
         return self.path / skill / scenario / safe_name(model)

@@ -67,3 +67,20 @@ def test_signal_kills_calls_in_flight_and_keeps_finished_skills(tmp_path: Path, 
     summary = json.loads((runs[0] / "summary.json").read_text())
     assert list(summary["skills"]) == ["alpha"]
     assert "## Release Gate" in out
+
+
+def test_a_run_stopped_before_its_first_output_leaves_no_empty_run_folder(tmp_path: Path) -> None:
+    root = project(
+        tmp_path, model=SLOW_MODEL, skills={"beta": [{"id": "slow", "prompt": "Slow task.", "criteria": ["x"]}]}
+    )
+    proc = subprocess.Popen([sys.executable, "-m", "skill_be", "run"], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})  # fmt: skip
+    pids_log, results = root / "pids.log", root / ".skill-be" / "results"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (pids_log.exists() and results.exists() and any(results.iterdir())):
+        time.sleep(0.05)
+    assert [p.name for p in results.iterdir()], "the run folder was made once the calls started"  # the control
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert list(results.iterdir()) == [], "nothing was written, so no run folder stays"
