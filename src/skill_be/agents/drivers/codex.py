@@ -1,4 +1,5 @@
-"""Codex CLI (`codex` 0.169.0) as an agent: `codex exec --json --ephemeral --skip-git-repo-check`.
+"""Codex CLI (`codex` 0.169.0) as an agent: `codex exec --json --ephemeral --skip-git-repo-check`
+(`--ephemeral` only for a run without follow-ups).
 
 The endpoint: Codex reaches a model only through a provider of its config, and only over the
 Responses API (`wire_api="responses"`: `POST {base_url}/responses`, streamed). The launch names a
