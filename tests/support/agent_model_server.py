@@ -22,7 +22,9 @@ the request alone, so one server serves many runs at once:
      "followUp": {"marker": "AGAIN", "command": "...", "final": "..."},   when the latest user message
                                                        has the marker: run the command, then answer final
      "mcp": {"tool": "lookup", "input": {...}},        the offered tool whose name ends with "lookup"
-                                                       (an MCP server's, as the CLI names it)
+                                                       (an MCP server's, as the CLI names it; Codex's
+                                                       are in a namespace `mcp__<server>`, and the call
+                                                       names that namespace)
      "final": "DONE",             the last answer's text
      "mention": "other-skill",    a skill the last answer names (without loading it)
      "forever": false,            true: call the shell tool on every turn and never answer (limit tests)
