@@ -28,7 +28,8 @@ def agent_project(root: Path, scenario: dict[str, object], model: dict[str, obje
     doc = {
         "skills": "./skills",
         "evals": "./evals",
-        "model": model or {"adapter": "claude-cli", "id": "m", "baseUrl": "http://127.0.0.1:9"},
+        "model": model
+        or {"adapter": "claude-cli", "id": "m", "baseUrl": "http://127.0.0.1:9", "apiKeyEnv": "ANTHROPIC_API_KEY"},
         "grader": {"adapter": "command", "id": "judge", "run": f"{sys.executable} model.py"},
         "reps": 1,
         "gradings": 1,
@@ -78,7 +79,7 @@ def test_a_workspace_outside_the_project_names_its_place(tmp_path: Path) -> None
     assert line.startswith("evals/greet.json:") and 'workspace.from[0]: "../../outside" is outside the project' in line
 
 
-@pytest.mark.parametrize("adapter", ["command", "anthropic", "openai"])
+@pytest.mark.parametrize("adapter", ["command", "anthropic", "openai", "gemini"])
 def test_an_adapter_that_cannot_act_as_an_agent_is_refused(tmp_path: Path, adapter: str) -> None:
     model = {"adapter": adapter, "id": "m", "run": f"{sys.executable} model.py"} if adapter == "command" else {
         "adapter": adapter, "id": "m", "baseUrl": "http://127.0.0.1:9"}  # fmt: skip
@@ -109,4 +110,66 @@ def test_a_check_command_that_is_not_found_is_refused(tmp_path: Path, sandbox: s
         lines[0].startswith("evals/greet.json:")
         and "scenarios[0].checks[1]: 'no-such-checker' is not a command" in lines[0]
     )
+    assert not (root / "model-called.txt").exists()
+
+
+CLI_MODELS = {  # each agent CLI, pointed at a port where nothing listens, with no apiKeyEnv
+    "claude-cli": {"adapter": "claude-cli", "id": "m", "baseUrl": "http://127.0.0.1:9"},
+    "pi-cli": {"adapter": "pi-cli", "id": "m", "provider": "openai", "baseUrl": "http://127.0.0.1:9"},
+    "opencode-cli": {"adapter": "opencode-cli", "id": "m", "provider": "openai", "baseUrl": "http://127.0.0.1:9"},
+    "codex-cli": {"adapter": "codex-cli", "id": "m", "baseUrl": "http://127.0.0.1:9"},
+    "copilot-cli": {"adapter": "copilot-cli", "id": "m", "provider": "openai", "baseUrl": "http://127.0.0.1:9"},
+}
+
+
+@pytest.mark.parametrize("cli", sorted(CLI_MODELS))
+def test_a_stored_login_never_reaches_the_container_and_is_refused_before_any_call(tmp_path: Path, cli: str) -> None:
+    root = agent_project(tmp_path / "docker", {"agent": {"sandbox": "docker"}}, CLI_MODELS[cli])
+    line = one_line(run(root, "run", env=ENV).stderr)
+    assert line.startswith("skill-be.yaml:") and "model: " in line, line
+    assert f'model "m" ({cli}) runs agent scenario "act" of greet in skill-be\'s container, where a stored login is never read, and it has no apiKeyEnv; set apiKeyEnv' in line  # fmt: skip
+    assert not (root / "model-called.txt").exists()
+    # A variable that is named but empty says so.
+    named = {**CLI_MODELS[cli], "apiKeyEnv": "SKB_EMPTY_KEY"}
+    root = agent_project(tmp_path / "empty", {"agent": {"sandbox": "docker"}}, named)
+    assert "SKB_EMPTY_KEY is unset or empty" in one_line(run(root, "run", env={**ENV, "SKB_EMPTY_KEY": ""}).stderr)
+    # The controls: the key set, or the scenario on this machine (where the stored login is read), pass the check.
+    root = agent_project(tmp_path / "keyed", {"agent": {"sandbox": "docker"}}, named)
+    keyed = run(root, "run", "--dry-run", env={**ENV, "SKB_EMPTY_KEY": "sk-test-key-123456"})
+    assert keyed.code == 0, keyed.stderr
+    root = agent_project(tmp_path / "process", {"agent": {"sandbox": "process"}}, CLI_MODELS[cli])
+    here = run(root, "run", "--dry-run", env=ENV)
+    assert here.code == 0, here.stderr
+
+
+def test_a_bin_the_container_does_not_use_is_a_warning(tmp_path: Path) -> None:
+    model = {**CLI_MODELS["claude-cli"], "apiKeyEnv": "ANTHROPIC_API_KEY", "bin": "/opt/my/claude"}
+    root = agent_project(tmp_path / "docker", {"agent": {"sandbox": "docker"}}, model)
+    result = run(root, "run", "--dry-run", env=ENV)
+    warned = [x for x in result.stderr.splitlines() if x.startswith("warning: ")]
+    assert result.code == 0 and warned == [
+        "warning: skill-be.yaml:8:8: model.bin: not used by the agent scenarios in skill-be's container (the "
+        "image's own claude runs there); it is used on this machine only"
+    ], result.stderr
+    # The control: on this machine the bin is the CLI that runs; nothing to warn about, and the dry run
+    # notes that it cannot start (above, nothing starts here: no note).
+    root = agent_project(tmp_path / "process", {"agent": {"sandbox": "process"}}, model)
+    here = run(root, "run", "--dry-run", env=ENV).stderr
+    assert "model.bin: not used" not in here and 'cannot start "/opt/my/claude"' in here, here
+
+
+def test_the_cli_must_start_on_this_machine_only_where_something_runs_it_here(tmp_path: Path) -> None:
+    """Every scenario in the container: this machine needs no claude (the run goes on to Docker, which
+    is made unreachable here so nothing runs); with a one-shot scenario beside it, claude must start here."""
+    model = {**CLI_MODELS["claude-cli"], "apiKeyEnv": "ANTHROPIC_API_KEY"}
+    no_cli = {**ENV, "PATH": "/usr/bin:/bin", "DOCKER_HOST": "unix:///nonexistent/docker.sock"}
+    root = agent_project(tmp_path / "boxed", {"agent": {"sandbox": "docker"}}, model)
+    line = one_line(run(root, "run", env=no_cli).stderr)
+    assert "Docker is not reachable" in line and "cannot start" not in line, line
+    root = agent_project(tmp_path / "mixed", {"agent": {"sandbox": "docker"}}, model)
+    evals = json.loads((root / "evals/greet.json").read_text())
+    evals["scenarios"].append({"id": "ask", "prompt": "Say hi.", "criteria": ["It says hi"]})
+    (root / "evals/greet.json").write_text(json.dumps(evals))
+    line = one_line(run(root, "run", env=no_cli).stderr)
+    assert 'claude-cli cannot start "claude" (not found on PATH)' in line, line
     assert not (root / "model-called.txt").exists()

@@ -280,7 +280,7 @@ def test_an_attached_image_reaches_openai_as_an_image_part(tmp_path: Path, mock:
     [
         (
             "openai",
-            "a PDF is attached, which the model m1 (adapter openai) cannot take as content; run it on the anthropic adapter",
+            "a PDF is attached, which the model m1 (adapter openai) cannot take as content; run it on the anthropic or gemini adapter",
         ),
         ("command", "a PDF is attached, which the model m1 (adapter command) cannot take as content"),
     ],

@@ -147,7 +147,16 @@ class CliAdapter:
         return lines[0] if lines else ""
 
     async def preflight(self) -> None:
+        await self.preflight_start()
+        self.check_settings()
+
+    async def preflight_start(self) -> None:
+        """The CLI starts on this machine (`--version`). Skipped where every use of the CLI is in
+        skill-be's container (the image's CLI runs there: wiring/assembly.py)."""
         await self.check_starts()
+
+    def check_settings(self) -> None:
+        """What preflight checks besides the start: the credentials (the CI rule)."""
         self.key()
 
     # -- running a call ---------------------------------------------------------------------------

@@ -70,8 +70,8 @@ class CodexCliAdapter(CliAdapter):
         return [exe, "exec", "--json", "--ephemeral", "--skip-git-repo-check", "-s", "read-only", "-C", str(work),
                 *[a for f in NO_TOOLS for a in ("--disable", f)], *[a for c in config for a in ("-c", c)]]  # fmt: skip
 
-    async def preflight(self) -> None:
-        await super().preflight()
+    def check_settings(self) -> None:
+        super().check_settings()
         if self.key() is None and not self.base_url:
             raise self.entry.where.error(
                 "codex-cli reads no stored Codex login (each call has a fresh CODEX_HOME); set apiKeyEnv to the "

@@ -130,14 +130,13 @@ class CopilotCliAdapter(CliAdapter):
         else:
             self.wire = self.provider
 
-    async def preflight(self) -> None:
+    async def preflight_start(self) -> None:
         """`copilot --version` with the shared cache: the first start unpacks Copilot there, once,
         before any call (so calls that start together do not unpack it side by side)."""
         cache = cache_dir(self.env.environ)
         cache.mkdir(parents=True, exist_ok=True)
         extra = {**FIXED_ENV, "XDG_CACHE_HOME": str(cache)}
         await self.check_starts(child_env(self.env.environ, extra, DROPPED_ENV), FIRST_START_TIMEOUT)
-        self.key()
 
     def argv(self, exe: str, usage: Path) -> list[str]:
         return [exe, *FLAGS, *NO_TOOLS, "--usage-output-file", str(usage)]

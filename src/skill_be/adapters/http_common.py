@@ -1,5 +1,6 @@
-"""What the `anthropic` and `openai` adapters share: settings, the key, and one POST with bounded retries
-on 429 and 5xx (honouring retry-after) inside the call's time limit."""
+"""What the `anthropic`, `openai` and `gemini` adapters share: settings, the key, and one POST with
+bounded retries on 429 and 5xx (honouring retry-after) inside the call's time limit; every error names
+the URL it came from."""
 
 from __future__ import annotations
 
@@ -131,18 +132,18 @@ class HttpAdapter:
                     if status == 429 or status >= 500:
                         why = f"HTTP {status}: {error_message(response)}"
                         if attempt == MAX_ATTEMPTS - 1:
-                            raise self.error(f"{why} (after {MAX_ATTEMPTS} tries)")
+                            raise self.error(f"{why} (after {MAX_ATTEMPTS} tries; {url})")
                         wait = retry_after(response.headers)
                         wait = BACKOFF[attempt] * random.uniform(0.8, 1.2) if wait is None else wait
                         left = deadline - loop.time()
                         if wait > min(MAX_WAIT, left):
                             raise self.error(
-                                f"{why}; the server asks to wait {wait:.0f} s, more than the call has left"
+                                f"{why}; the server asks to wait {wait:.0f} s, more than the call has left ({url})"
                             )
                         await asyncio.sleep(wait)
                         continue
                     if status >= 400:
-                        raise self.error(f"HTTP {status}: {error_message(response)}")
+                        raise self.error(f"HTTP {status}: {error_message(response)} ({url})")
                     try:
                         data: object = response.json()
                     except ValueError:

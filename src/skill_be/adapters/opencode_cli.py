@@ -20,6 +20,9 @@ SPEC = CliSpec(
     keys=("adapter", "id", "provider", "apiKeyEnv", "bin", "baseUrl", "api"),
 )
 AGENT = "skill-be"
+# With a baseUrl the model is this provider's: never one opencode has built in, whose own loader would
+# take over (its `openai` calls the Responses API of any SDK: "Z.responses is not a function").
+OWN_PROVIDER = "skill-be"
 # A port nothing listens on: opencode tries to install a plugin package from npm even with --pure.
 LOOPBACK_REGISTRY = "http://127.0.0.1:9/"
 FIXED_ENV = {
@@ -79,10 +82,11 @@ class OpencodeCliAdapter(CliAdapter):
         self.api = choice_setting(entry, "api", APIS, "openai-completions")
         if "api" in entry.settings and not self.base_url:
             raise entry.where.key("api").error("only applies with baseUrl; add baseUrl or remove api")
+        self.model_provider = OWN_PROVIDER if self.base_url else self.provider  # the <provider> of -m
 
     def argv(self, exe: str, work: Path) -> list[str]:
         return [
-            exe, "run", "-m", f"{self.provider}/{self.entry.id}", "--agent", AGENT, "--title", "skill-be",
+            exe, "run", "-m", f"{self.model_provider}/{self.entry.id}", "--agent", AGENT, "--title", "skill-be",
             "--pure", "--format", "json", "--dir", str(work), "--print-logs", "--log-level", "ERROR",
         ]  # fmt: skip
 
@@ -97,11 +101,11 @@ class OpencodeCliAdapter(CliAdapter):
             "XDG_CACHE_HOME": str(dirs["cache"]),
             # opencode reads <home>/.opencode and takes <home> from this before the real home.
             "OPENCODE_TEST_HOME": str(base),
-            "OPENCODE_CONFIG_CONTENT": config_content(self.provider, self.entry.id, self.base_url, self.api),
+            "OPENCODE_CONFIG_CONTENT": config_content(self.model_provider, self.entry.id, self.base_url, self.api),
         }
         if key:
             # The only login for this call; the data dir (stored logins, the log file) can then be ours too.
-            extra["OPENCODE_AUTH_CONTENT"] = json.dumps({self.provider: {"type": "api", "key": key}})
+            extra["OPENCODE_AUTH_CONTENT"] = json.dumps({self.model_provider: {"type": "api", "key": key}})
             extra["XDG_DATA_HOME"] = str(dirs["data"])
         return child_env(self.env.environ, extra, DROPPED_ENV)
 

@@ -100,8 +100,8 @@ class PiCliAdapter(CliAdapter):
                 self._flags = flags
             return self._flags
 
-    async def preflight(self) -> None:
-        await super().preflight()
+    async def preflight_start(self) -> None:
+        await super().preflight_start()
         await self.supported_flags()
 
     # -- the private agent directory ------------------------------------------------------------------

@@ -22,6 +22,7 @@ BUILTINS: Mapping[str, str] = {
     "copilot-cli": "skill_be.adapters.copilot_cli",
     "anthropic": "skill_be.adapters.anthropic_api",
     "openai": "skill_be.adapters.openai_api",
+    "gemini": "skill_be.adapters.gemini_api",
     "fake": "skill_be.adapters.fake",  # canned answers and gradings, no model (run --fake)
 }
 

@@ -1,7 +1,10 @@
 """Before any model call: what an agent scenario needs is there. Every model under test can act as an
-agent (its adapter is in the drivers' table), the config's neighbours are skill folders, and every
-check command's program exists where the checks run (one lookup in each box). Each mistake is a
-ConfigError naming the file, the place and the fix."""
+agent (its adapter is in the drivers' table), a CLI that runs in skill-be's container has a key that
+reaches it (a stored login never does), the config's neighbours are skill folders, and every check
+command's program exists where the checks run (one lookup in each box). Each mistake is a
+ConfigError naming the file, the place and the fix. A `bin` that the container does not use is a
+warning; and where every use of a CLI is in the container, this machine need not have it
+(`host_needs_clis`)."""
 
 from __future__ import annotations
 
@@ -10,12 +13,14 @@ import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
+from skill_be.adapters.credentials import api_key
 from skill_be.agents.boxes import AgentBox
-from skill_be.agents.drivers import DRIVERS
+from skill_be.agents.drivers import DRIVERS, driver
 from skill_be.agents.drivers.base import SkillToInstall
 from skill_be.agents.skills import read_skill
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
+from skill_be.project.config import AdapterEntry
 from skill_be.project.loader import Skill
 from skill_be.project.validation import at_place, path_text
 from skill_be.project.where import Where
@@ -40,6 +45,57 @@ def check_agent_models(skills: Sequence[Skill], adapters: Sequence[tuple[str, st
                         f"({where}) uses adapter {adapter}, which cannot act as an agent; use "
                         f"{', '.join(DRIVERS)} for agent scenarios, or put them in another config"
                     )
+
+
+def in_container(skills: Sequence[Skill]) -> list[tuple[Skill, str]]:
+    """(skill, scenario id) of each agent scenario that runs in skill-be's container (or its own image)."""
+    return [
+        (s, sc.id) for s in skills for sc in s.evals.scenarios if sc.agent is not None and sc.agent.sandbox == "docker"
+    ]
+
+
+def host_needs_clis(skills: Sequence[Skill]) -> bool:
+    """Whether a model's CLI runs on this machine: a one-shot scenario, an agent scenario in the process
+    box, or a trigger eval (trigger evals through an agent CLI run here). False when every scenario is
+    an agent scenario in the container: then only the image's CLI runs, and this machine needs none."""
+    for s in skills:
+        if s.evals.triggers is not None:
+            return True
+        if any(sc.agent is None or sc.agent.sandbox != "docker" for sc in s.evals.scenarios):
+            return True
+    return False
+
+
+def check_container_keys(
+    skills: Sequence[Skill],
+    entries: Sequence[tuple[str, AdapterEntry]],
+    environ: Mapping[str, str],
+    warn: Callable[[str], None],
+) -> None:
+    """Each agent CLI that runs in the container gets its key there: a stored login (no `apiKeyEnv`, or
+    one that is empty) never reaches it, so the run would fail on every call ("Not logged in"). Its
+    `bin` is not used there (the image's CLI runs): a warning. `entries`: (label, entry)."""
+    boxed = in_container(skills)
+    if not boxed:
+        return
+    skill, scenario = boxed[0]
+    for label, entry in entries:
+        if entry.adapter not in DRIVERS or getattr(driver(entry.adapter), "needs_key", True) is False:
+            continue
+        if api_key(entry, environ) is None:
+            var = entry.settings.get("apiKeyEnv")
+            why = f"{var} is unset or empty" if isinstance(var, str) else "it has no apiKeyEnv"
+            raise entry.where.error(
+                f'model "{label}" ({entry.adapter}) runs agent scenario "{scenario}" of {skill.name} in skill-be\'s '
+                f"container, where a stored login is never read, and {why}; set apiKeyEnv to the variable that "
+                f"holds its key (and export it), or give the scenario agent.sandbox: process"
+            )
+        if "bin" in entry.settings:
+            cli = entry.adapter.removesuffix("-cli")
+            warn(
+                f"warning: {entry.where.key('bin').shown()}: not used by the agent scenarios in skill-be's container (the image's own {cli} "
+                f"runs there); it is used on this machine only"
+            )
 
 
 def read_neighbours(folders: Sequence[Path], where: Callable[[int], Where]) -> list[tuple[str, SkillToInstall]]:

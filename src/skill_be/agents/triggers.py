@@ -17,6 +17,7 @@ from skill_be.adapters.choice import Choice, Chooser, Offered
 from skill_be.agents.boxes import AgentBox
 from skill_be.agents.drivers import DRIVERS, driver, endpoint
 from skill_be.agents.drivers.base import AgentDriver, AgentLimits, AgentSetup, ModelEndpoint, SkillToInstall
+from skill_be.agents.drivers.limit import is_turn_limit
 from skill_be.agents.workspace import Files, WorkspaceError, git_repo
 from skill_be.proc import tail
 
@@ -66,8 +67,12 @@ class AgentChooser:
         t = self.driver.parse(run.stdout, setup)
         names = {o.name for o in offered}
         loaded = sorted((turn, name) for name, turn in t.skills_loaded.items() if name in names and turn <= self.turns)
-        if not loaded and t.error and t.turns == 0:
-            raise CallError(f"the agent made no turn: {t.error}")
+        # A run that failed before it loaded one of them chose nothing we can know: an error of the
+        # call, never a "no skill". Its turn limit is no failure: a trigger run is meant to end there.
+        if not loaded and t.error and not is_turn_limit(t.error):
+            raise CallError(f"the agent run failed before it loaded a skill: {t.error}")
+        if not loaded and run.exit != "0" and t.error is None:
+            raise CallError(f"the agent CLI exited with code {run.exit} before it loaded a skill: {tail(run.stderr)}")
         chosen = loaded[0][1] if loaded else None
         reply = f"loaded {chosen} on turn {loaded[0][0]}" if loaded else f"no skill loaded in {t.turns} turns"
         return Choice(chosen, Usage(t.input_tokens, t.output_tokens), reply)

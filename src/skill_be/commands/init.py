@@ -28,7 +28,7 @@ skills: {skills}           # the folder with one folder per skill, each holding 
 evals: ./evals             # the folder of <skill>.json eval files: the scenarios and their criteria
 
 model:                     # the model under test (a list of entries tests several)
-  adapter: anthropic       # anthropic, openai, claude-cli, pi-cli, opencode-cli, command, fake, or your own module
+  adapter: anthropic       # anthropic, openai, gemini, claude-cli, pi-cli, opencode-cli, command, fake, or your own module
   id: claude-sonnet-4-5    # the model id the adapter is given (the key: $ANTHROPIC_API_KEY)
 grader:                    # the judge: says YES or NO to each criterion of each answer
   adapter: anthropic       # any adapter, as for model

@@ -43,11 +43,12 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class AgentModel:
     """A model under test as an agent: its CLI's driver per box (the CLI's path differs in the
-    container and on this machine), the endpoint it calls, the CLI's version."""
+    container and on this machine), the endpoint it calls, the CLI's version per box (the image's CLI
+    in the container, this machine's in the process box: the one that runs is the one the cache keys)."""
 
     drivers: Mapping[str, AgentDriver]
     endpoint: ModelEndpoint
-    version: str
+    versions: Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ class AgentSide:
             "prompt": sc.prompt,
             "workspace": digest(files),
             "skills": [{"name": s.name, "files": digest(s.files)} for s in setup.skills],
-            "cli": [am.drivers[sc.agent.sandbox].name, am.version],
+            "cli": [am.drivers[sc.agent.sandbox].name, am.versions.get(sc.agent.sandbox, "unknown")],
             "agent": sc.agent.settings(),
         }
         if image is not None:  # an environment's image (its tag is the hash of what it is made of)

@@ -1,8 +1,8 @@
 """A scenario's `attachments`: files beside the eval file that the model gets as they are, not as text.
 
 A one-shot scenario attaches PDFs and images, which the HTTP adapters that take them send as content
-(Anthropic: document and image blocks; OpenAI: image parts); every other adapter refuses such a
-scenario before the first call (`refusal`). An agent scenario may attach any file: it is copied into
+(Anthropic: document and image blocks; OpenAI: image parts; Gemini: inlineData parts); every other
+adapter refuses such a scenario before the first call (`refusal`). An agent scenario may attach any file: it is copied into
 the workspace under its name, like a `workspace.from` file. Text belongs in the prompt.
 """
 
@@ -22,7 +22,11 @@ PDF = "application/pdf"
 IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 OCTETS = "application/octet-stream"  # any other file
 # What each HTTP adapter sends as content; any other adapter takes none.
-TAKEN_BY = {"anthropic": frozenset((PDF, *IMAGES)), "openai": frozenset(IMAGES)}
+TAKEN_BY = {
+    "anthropic": frozenset((PDF, *IMAGES)),
+    "openai": frozenset(IMAGES),
+    "gemini": frozenset((PDF, "image/png", "image/jpeg", "image/webp")),  # the API takes no GIF
+}
 
 
 @dataclass(frozen=True)

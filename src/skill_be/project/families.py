@@ -20,7 +20,7 @@ _BY_ID = (
     ("xAI", r"grok|xai"),
 )
 # adapters that only speak to one family (an agent CLI's model ids, sonnet or claude-..., match by id)
-_BY_ADAPTER = {"anthropic": "Anthropic"}
+_BY_ADAPTER = {"anthropic": "Anthropic", "gemini": "Google"}
 
 
 def family(entry: AdapterEntry) -> str | None:

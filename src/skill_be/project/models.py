@@ -115,7 +115,9 @@ class AdapterEntryModel(Strict):
     )
     missing_hint = "an entry needs adapter and id"
 
-    adapter: Text = Field(description="a built-in adapter (claude-cli, pi-cli, opencode-cli, command, ...) or a module")
+    adapter: Text = Field(
+        description="a built-in adapter (claude-cli, pi-cli, opencode-cli, anthropic, openai, gemini, command, ...) or a module"
+    )
     id: Annotated[
         Text,
         BeforeValidator(_label),

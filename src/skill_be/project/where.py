@@ -43,10 +43,14 @@ class Where:
     def index(self, i: int, label: str = "") -> Where:
         return Where(self.file, f"{self.path}[{i}]{label}", (*self.loc, i), self.places)
 
-    def error(self, what: str) -> ConfigError:
+    def shown(self) -> str:
+        """The place as messages give it: `skill-be.yaml:7:3: checks.coverage` (line and column when known)."""
         place = self.places.find(self.loc) if self.places is not None else None
         file = f"{self.file}:{place[0]}:{place[1]}" if place else self.file
-        return ConfigError(f"{file}: {self.path}: {what}" if self.path else f"{file}: {what}")
+        return f"{file}: {self.path}" if self.path else file
+
+    def error(self, what: str) -> ConfigError:
+        return ConfigError(f"{self.shown()}: {what}")
 
 
 def type_name(value: object) -> str:

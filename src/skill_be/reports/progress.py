@@ -7,6 +7,7 @@ import sys
 import time
 from typing import TextIO
 
+from skill_be.agents.checks import expand_names
 from skill_be.engine.gate import ScenarioLines
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import ARM_WORDS
@@ -21,8 +22,11 @@ def _outcome(out: Output, lines: ScenarioLines) -> str:
     if n:
         parts.append(f"{sum(out.verdicts)}/{n} YES")
     if lines.tests:
-        passed = sum(out.passes(n, lines.tests)[n:])
-        parts.append(f"{passed}/{len(lines.tests)} tests passed")
+        names = lines.tests
+        if out.tests is not None and lines.scenario.agent is not None:  # a JSON-lines check: its entries
+            names = expand_names(names, [[r.name for r in out.tests.results]])
+        passed = sum(out.passes(n, names)[n:])
+        parts.append(f"{passed}/{len(names)} tests passed")
     if out.errors:
         parts.append("error")
     return ", ".join(parts) or "done"

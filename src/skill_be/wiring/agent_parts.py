@@ -6,16 +6,23 @@ handed to the engine's agent side (engine/agent.py)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+import os
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, asynccontextmanager, contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from skill_be.agents.boxes import AgentBox, BoxSettings, open_box
-from skill_be.agents.drivers import driver, endpoint
+from skill_be.agents.drivers import driver, endpoint, version_command
 from skill_be.agents.drivers.base import AgentDriver, AgentSetup, Launch, ModelEndpoint, SkillToInstall, Transcript
 from skill_be.agents.inputs import read_inputs
-from skill_be.agents.preflight import box_kinds, check_agent_models, preflight_checks, read_neighbours
+from skill_be.agents.preflight import (
+    box_kinds,
+    check_agent_models,
+    check_container_keys,
+    preflight_checks,
+    read_neighbours,
+)
 from skill_be.engine.agent import AgentModel, AgentSide
 from skill_be.engine.arms import DEFAULT_ARMS, Arm
 from skill_be.engine.runner import Model
@@ -29,8 +36,9 @@ def neighbours(project: Project) -> list[tuple[str, SkillToInstall]]:
     return read_neighbours(config.neighbours or (), lambda i: config.where("neighbours", i))
 
 
-def check_agents(project: Project) -> None:
-    """Before any model call: an agent scenario needs models whose CLI can act as an agent."""
+def check_agents(project: Project, warn: Callable[[str], None]) -> None:
+    """Before any model call: an agent scenario needs models whose CLI can act as an agent, and one in
+    skill-be's container a key that reaches it (a `bin` it does not use is a warning)."""
     if not box_kinds(project.skills):
         return
     neighbours(project)  # each names a skill folder
@@ -39,9 +47,34 @@ def check_agents(project: Project) -> None:
 
     adapters = [(label, e.adapter, str(e.where.path)) for e, label in zip(entries, labels(entries), strict=True)]
     check_agent_models(project.skills, adapters)
+    check_container_keys(project.skills, list(zip(labels(entries), entries, strict=True)), os.environ, warn)
     from skill_be.agents.world_support import check_world_support
 
     check_world_support(project.skills, adapters)  # mcp or followUps on a CLI that cannot
+
+
+def cli_versions(models: Sequence[Model], boxes: Mapping[str, AgentBox]) -> dict[str, dict[str, str]]:
+    """label -> box kind -> the CLI's `--version` where it runs: this machine's in the process box, the
+    image's in the container (one checks run there for every model; the driver's `version_command`)."""
+    out: dict[str, dict[str, str]] = {m.label: {} for m in models}
+    for kind, box in boxes.items():
+        if kind == "process":
+            for m in models:
+                out[m.label][kind] = _version(m)
+            continue
+        made = _drivers_in(models, box)
+        commands = [(label, version_command(d)) for label, d in made.items()]
+        rows, _error = box.run_checks({}, {}, commands, 60.0) if commands else ([], None)
+        said = {r.name: r.output.strip().splitlines() for r in rows if r.exit == "0"}
+        for m in models:
+            lines = said.get(m.label)
+            out[m.label][kind] = lines[0][:100] if lines else "unknown"
+    return out
+
+
+def _drivers_in(models: Sequence[Model], box: AgentBox) -> dict[str, AgentDriver]:
+    adapters: list[tuple[str, Any]] = [(m.label, m.adapter) for m in models]
+    return {label: driver(str(a.entry.adapter), **box.driver_options(a.executable)) for label, a in adapters}
 
 
 def _version(model: Model) -> str:
@@ -88,7 +121,8 @@ async def agent_side(
     with opened_boxes(kinds, BoxSettings(endpoints=list(endpoints.values())), warn) as boxes:
         own = scenario_boxes(boxes, project.skills, warn)  # a setup that fails: exit 2, no model call
         preflight_checks(boxes, project.skills, own)  # a check command that is not found: exit 2, no model call
-        agent_models = {m.label: AgentModel(_drivers(m, boxes), endpoints[m.label], _version(m)) for m in models}
+        versions = cli_versions(models, boxes)
+        agent_models = {m.label: AgentModel(_drivers(m, boxes), endpoints[m.label], versions[m.label]) for m in models}
         inputs = read_inputs(project.skills, shown_skills(project.skills, arms), neighbours(project))
         yield AgentSide(agent_models, boxes, inputs, redact, own)
 
@@ -153,7 +187,10 @@ async def regrade_side(
     with opened_boxes(kinds, BoxSettings(), warn) as boxes:
         own = scenario_boxes(boxes, project.skills, warn)  # the checks run in the scenario's image again
         stored: dict[str, AgentDriver] = {kind: _Stored() for kind in kinds}
-        agent_models = {m.label: AgentModel(stored, ModelEndpoint(m.label, "anthropic"), "stored") for m in models}
+        agent_models = {
+            m.label: AgentModel(stored, ModelEndpoint(m.label, "anthropic"), dict.fromkeys(stored, "stored"))
+            for m in models
+        }
         # No neighbours: the stored records stand for the runs, whatever was installed then.
         inputs = read_inputs(project.skills, shown_skills(project.skills, DEFAULT_ARMS))
         yield AgentSide(agent_models, boxes, inputs, redact, own)

@@ -68,12 +68,20 @@ def build_models(config: Config, env: AdapterEnv, registry: AdapterRegistry) -> 
     ]
 
 
-async def preflight(entries: Sequence[AdapterEntry], models: Sequence[Model], env: AdapterEnv) -> None:
-    """Before the first model call: credentials hold (the CI rule) and every adapter can start."""
+async def preflight(
+    entries: Sequence[AdapterEntry], models: Sequence[Model], env: AdapterEnv, boxed: Sequence[Model] = ()
+) -> None:
+    """Before the first model call: credentials hold (the CI rule) and every adapter can start. The
+    CLIs of `boxed` run only in skill-be's container: their settings are checked, not a start here."""
+    from skill_be.adapters.cli_common import CliAdapter
+
     for entry in entries:
         env.redactor.add(api_key(entry, env.environ))
     for m in models:
-        await m.adapter.preflight()
+        if any(m is b for b in boxed) and isinstance(m.adapter, CliAdapter):
+            m.adapter.check_settings()
+        else:
+            await m.adapter.preflight()
 
 
 async def _nothing() -> None:
@@ -183,7 +191,10 @@ async def assemble(
         *(config.graders if judges else ()),
         *([triager] if triager else []),
     ]
-    await preflight(entries, [*under_test, *judges, *([classify] if classify else [])], env)
+    from skill_be.agents.preflight import host_needs_clis
+
+    boxed = () if host_needs_clis(project.skills) else under_test  # every use in the container: none here
+    await preflight(entries, [*under_test, *judges, *([classify] if classify else [])], env, boxed)
     tests, close_tests = await open_code_tests(tested or project, keep_deps)
     try:
         first = judges[0] if judges else None

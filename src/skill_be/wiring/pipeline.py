@@ -41,7 +41,7 @@ def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
     setting that cannot work. Hint-word warnings print here too. Returns the result file's entries."""
     previous = read_result_file(project.config.result_file)
     validate_checks(project, warn)
-    check_agents(project)  # agent scenarios need agent CLIs (wiring/agent_parts.py)
+    check_agents(project, warn)  # agent scenarios need agent CLIs (wiring/agent_parts.py)
     if any(sc.attachments for s in project.skills for sc in s.evals.scenarios):
         from skill_be.project.attachments import first_refusal
 

@@ -145,9 +145,12 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: s
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
     judges = build_judges(config, env, registry) if graded else []
     entries = [*config.models, *(config.graders if judges else ())]
+    from skill_be.agents.preflight import host_needs_clis
+
+    boxed = () if host_needs_clis(project.skills) else models  # every use in the container: none here
     for entry, model in zip(entries, [*models, *judges], strict=True):
         try:  # a dry run calls nothing, so a CLI that is not installed is a note
-            await preflight([entry], [model], env)
+            await preflight([entry], [model], env, boxed)
         except AdapterStartError as e:
             warn(f"note: {e} (the dry run calls nothing; a real run stops here with exit code 2)")
     callers = [Caller(m.label, adapter_identity(e, config.root)) for m, e in zip(models, config.models, strict=True)]

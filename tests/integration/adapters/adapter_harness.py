@@ -64,6 +64,16 @@ def plain_mock(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def gemini_mock() -> Iterator[Any]:
+    """The scripted Gemini API server for the gemini adapter (tests/support/gemini_server.py), in this process."""
+    from tests.support.gemini_server import GeminiServer
+
+    server = GeminiServer()
+    yield server
+    server.stop()
+
+
 @dataclass
 class UserSetup:
     """A fake user: HOME and a project directory full of settings, context files and MCP servers, each
@@ -222,6 +232,7 @@ def adapter_for(kind: str, mock: Any, user: UserSetup, api: str | None = None, *
     wrapped = mock.wrap(cli_path(name), str(user.tmp.parent), f"{name}-in-netns")
     url = mock.base_url + ("/v1" if api == "openai-completions" else ONE_API.get(kind, ""))
     extra: dict[str, object] = {"provider": "mock", "api": api} if api else {}
+    extra.update({k: settings.pop(k) for k in ("provider",) if k in settings})
     return make_adapter(
         kind, MODELS[kind], user, environ, bin=wrapped, baseUrl=url, apiKeyEnv=KEY_VAR, **extra, **settings
     )

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from adapter_harness import IN_NETNS, UserSetup, adapter_for, make_adapter
+from adapter_harness import IN_NETNS, KEY_VAR, UserSetup, adapter_for, make_adapter
 
 from skill_be.adapters.base import AdapterStartError, CallContext
 
 ANSWER = "MOCK-ANSWER: the mock model says hello"
+GEMINI_MODEL = "gemini-contract-model"
 
 
 @dataclass(frozen=True)
@@ -26,12 +27,17 @@ class Backend:
     """How to build one adapter and make its backend answer, fail or hang."""
 
     adapter: Callable[[Any, UserSetup], Any]  # (the mock server, the user) -> the adapter
-    mock: str = ""  # "plain" or "netns": which mock server it talks to; "" for none
+    mock: str = ""  # "plain", "netns" or "gemini": which mock server it talks to; "" for none
     needs: str = ""  # an executable that must be on PATH (the agent CLIs, node)
 
 
 def _mocked(kind: str) -> Callable[[Any, UserSetup], Any]:
     return lambda mock, user: adapter_for(kind, mock, user)
+
+
+def _gemini(mock: Any, user: UserSetup) -> Any:
+    environ = user.environ(**{KEY_VAR: user.key})
+    return make_adapter("gemini", GEMINI_MODEL, user, environ, baseUrl=mock.base_url, apiKeyEnv=KEY_VAR)
 
 
 # The scripted backends read what to do from a file beside them: "answer", "fail" or "hang".
@@ -77,6 +83,7 @@ def _scripted(adapter: str, file: str, text: str, **settings: object) -> Callabl
 BACKENDS: Mapping[str, Backend] = {
     "anthropic": Backend(_mocked("anthropic"), "plain"),
     "openai": Backend(_mocked("openai"), "plain"),
+    "gemini": Backend(_gemini, "gemini"),  # the Gemini API server speaks the mock's script (text, status, hang)
     "command": Backend(_scripted("command", "model.sh", COMMAND, run="./model.sh")),
     "python-module": Backend(_scripted("./adapter.py", "adapter.py", PY_MODULE)),
     "js-module": Backend(_scripted("./adapter.mjs", "adapter.mjs", JS_MODULE), needs="node"),

@@ -41,6 +41,21 @@ def test_answer_comes_back_isolated_with_the_key_and_usage(netns_mock: Any, user
     assert [p for p in user.tmp.iterdir() if p.name.startswith("skill-be-opencode-")] == []
 
 
+@pytest.mark.parametrize(("provider", "api"), [("openai", "openai-completions"), ("anthropic", "anthropic-messages")])
+def test_a_built_in_provider_name_with_a_base_url_answers(
+    netns_mock: Any, user: UserSetup, provider: str, api: str
+) -> None:
+    """`provider: openai` (a provider opencode has built in, whose loader speaks the Responses API)
+    with a `baseUrl`: the call goes to the base URL in the wire format `api` names, as the agent
+    driver's does (a provider of skill-be's own name, never opencode's built-in one)."""
+    netns_mock.reset()
+    adapter = adapter_for("opencode-cli", netns_mock, user, api, provider=provider)
+    answer = asyncio.run(adapter.complete("Say hello.", CallContext(timeout_seconds=90, cwd=user.project)))
+    assert answer.text == "MOCK-ANSWER: the mock model says hello"
+    paths = [r["path"] for r in netns_mock.requests()]
+    assert paths == ["/v1/chat/completions" if api == "openai-completions" else "/v1/messages"]
+
+
 def test_without_isolation_the_planted_setup_does_reach_the_model(netns_mock: Any, user: UserSetup) -> None:
     netns_mock.reset()
     provider = {"mock": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": netns_mock.base_url + "/v1"},
@@ -75,7 +90,7 @@ def test_a_hung_model_call_ends_at_the_timeout_and_the_cli_is_killed(netns_mock:
     with pytest.raises(TimeoutError):
         asyncio.run(asyncio.wait_for(adapter.complete("Hi", CallContext(20, user.project)), 20))
     netns_mock.reset()
-    assert still_running(f"mock/{MODEL}") == []
+    assert still_running(f"skill-be/{MODEL}") == []
     assert [p for p in user.tmp.iterdir() if p.name.startswith("skill-be-opencode-")] == []
 
 

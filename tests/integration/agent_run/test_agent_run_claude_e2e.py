@@ -1,6 +1,7 @@
 """`skill-be run` as a user runs it, on an agent scenario, with the real Claude Code (and GitHub
 Copilot CLI) in its container (skill-be's image) against the scripted tool-use model on loopback: the skill is offered and loaded
-with it, the files the agent wrote are checked, and the report has the agent's numbers."""
+with it, the files the agent wrote are checked, and the report has the agent's numbers. This machine's
+PATH has no agent CLI: the container's is the one that runs."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from tests.e2e.run.helpers import KEYWORD_GRADER
 from tests.integration.agent_run.fake_agent import write
 
 REPO = Path(__file__).resolve().parents[3]
-CLIS = "/work/main/.ci/cache/clis/bin"
 sys.path.insert(0, str(REPO / "tests" / "support"))
 import agent_model_server as ams  # noqa: E402  (the folder is put on sys.path just above)
 
@@ -64,7 +64,9 @@ def test_skill_be_runs_the_cli_as_an_agent_in_containers(tmp_path: Path, client:
     }  # fmt: skip
     write(root / "skill-be.yaml", yaml.safe_dump(doc, sort_keys=False))
     env = {k: v for k, v in os.environ.items() if k != "CI"}
-    env.update(PATH=f"{CLIS}:{env['PATH']}", TEST_KEY="sk-e2e-agent-key", NO_COLOR="1")
+    # No agent CLI on this machine's PATH: every scenario runs in the container, so none is needed here.
+    path = ":".join(p for p in env["PATH"].split(":") if "/.ci/cache/clis" not in p)
+    env.update(PATH=path, TEST_KEY="sk-e2e-agent-key", NO_COLOR="1")
     done = subprocess.run([sys.executable, "-m", "skill_be", "run", "--html"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     printed = done.stdout + done.stderr

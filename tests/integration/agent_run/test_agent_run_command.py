@@ -55,7 +55,12 @@ def agent_project(root: Path, model_server: str, sandbox: str, reps: int = 2) ->
     doc = {
         "skills": "./skills",
         "evals": "./evals",
-        "model": {"adapter": "claude-cli", "id": "fake-model", "baseUrl": model_server},
+        "model": {
+            "adapter": "claude-cli",
+            "id": "fake-model",
+            "baseUrl": model_server,
+            "apiKeyEnv": "ANTHROPIC_API_KEY",
+        },
         "grader": {"adapter": "command", "id": "judge", "run": f"{sys.executable} grader.py"},
         "reps": reps,
         "gradings": 1,
@@ -201,7 +206,7 @@ def test_neighbours_are_installed_in_both_arms(tmp_path: Path, model_server: str
     assert offered == {"baseline": ["helper"], "with-skill": ["greet", "helper"]}, printed
     (root / "skill-be.yaml").write_text(yaml.safe_dump({**doc, "neighbours": ["./skills/nope"]}))
     code, printed, _, _ = run(root, "greet")
-    assert code == 2 and "skill-be.yaml:14:3: neighbours[0]: skills/nope" in printed, printed
+    assert code == 2 and "skill-be.yaml:15:3: neighbours[0]: skills/nope" in printed, printed
 
 
 PROBE_TEST = """\

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from skill_be.adapters.base import CallContext
+from skill_be.adapters.base import CallContext, CallError
 from skill_be.adapters.choice import Offered
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry
 from skill_be.agents.boxes.process import ProcessBox
@@ -90,3 +90,22 @@ def test_the_loaded_skill_is_read_from_the_transcript(server: Any, cli: str, tmp
         assert "exec_command" in tools and not tools & {"Write", "write", "Edit", "edit", "apply_patch"}, tools
         return
     assert tools and not tools & {"Bash", "bash", "Write", "write", "Edit", "edit"}, tools
+
+
+@pytest.mark.parametrize("cli", sorted(PROVIDER))
+def test_a_run_that_fails_before_it_loads_a_skill_is_an_error_never_a_no_skill(cli: str, tmp_path: Path) -> None:
+    """The endpoint refuses every connection: each CLI's run fails on its first model call. That is an
+    error of the call (counted as one, and shown), never "no skill loaded", which would be a measured
+    miss of recall (or a clean pass of a should-not query) that nothing measured."""
+    provider = PROVIDER[cli]
+    dead = "http://127.0.0.1:9" + ("/v1" if provider == "openai" else "")
+    settings = {"adapter": cli, "id": "agent-mock", "baseUrl": dead, "apiKeyEnv": "TRIGGER_KEY"}
+    if cli not in ONE_WIRE:
+        settings["provider"] = provider
+    entry = AdapterEntry(cli, "agent-mock", settings, Where("skill-be.yaml", "model"))
+    environ = {**os.environ, "TRIGGER_KEY": "sk-trigger-test"}
+    adapter = AdapterRegistry().create(entry, AdapterEnv(tmp_path, environ, label="m"))
+    chooser = agent_choosers([("m", adapter)], 3, FILES, ProcessBox())["m"]
+    ctx = CallContext(timeout_seconds=120, cwd=tmp_path)
+    with pytest.raises(CallError, match="before it loaded a skill"):
+        asyncio.run(chooser.choose("The build took 1h 5m and the tests 45s; add them.", OFFERED, ctx))

@@ -86,3 +86,25 @@ def test_clear_and_redraw_leave_the_terminal_clean_for_stdout() -> None:
     assert buf.getvalue().endswith("\r\x1b[K")
     p.redraw()
     assert buf.getvalue().endswith("· money") or "· money" in buf.getvalue().rsplit("\r\x1b[K", 1)[1]
+
+
+def test_an_agent_check_that_gives_entries_counts_its_entries_as_the_report_does(tmp_path: Path) -> None:
+    """A check printing `{"checks": [...]}` is one line per entry in the report: the progress line
+    counts those entries, not the check's own name (which no result carries)."""
+    from skill_be.project.agent_models import agent_scenario
+
+    agent = agent_scenario({"checks": ["test -f a", {"name": "lines", "run": "python3 c.py"}]}, tmp_path)
+    sc = Scenario(id="split", prompt="p", critical=False, criteria=(), output=None, agent=agent)
+    rows = [("check: check 1: test -f a", True), ("check: lines › one", True), ("check: lines › two", False)]
+
+    class Run:
+        results = tuple(type("R", (), {"name": n, "passed": ok, "message": None})() for n, ok in rows)
+        error = None
+
+        def to_json(self) -> dict[str, object]:
+            return {}
+
+    buf = io.StringIO()
+    lines = ScenarioLines(sc, ("check: check 1: test -f a", "check: lines"))
+    Progress(buf, live=False).output_done(SKILL, output(text="x", tests=Run()), lines, 2)
+    assert buf.getvalue().strip() == "[split] m1 rep 1/2 with skill: 2/3 tests passed (1.2s)"

@@ -9,6 +9,7 @@ A new agent CLI is one driver module here (`create(**options) -> AgentDriver`, o
 from __future__ import annotations
 
 import importlib
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,6 +44,15 @@ def driver(name: str, **options: str) -> AgentDriver:
     module = importlib.import_module(module_of(name))
     made: AgentDriver = module.create(**options)
     return limited(made)
+
+
+def version_command(made: AgentDriver) -> str:
+    """The shell command that prints the driver's CLI version where it runs: its `version_command`
+    where it declares one (a CLI that needs an environment to start), else `<bin> --version`."""
+    own = getattr(made, "version_command", None)
+    if isinstance(own, str):
+        return own
+    return f"{shlex.quote(str(getattr(made, 'bin', made.name)))} --version"
 
 
 def endpoint(adapter: Any) -> ModelEndpoint:

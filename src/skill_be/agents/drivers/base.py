@@ -136,7 +136,10 @@ class AgentDriver(Protocol):
     # Optional, read through the functions at the end of this module (a driver without them keeps the
     # defaults): `tool_names` (its tool names in expect.tools' shared vocabulary), `mcp_tool(name,
     # servers)` (an MCP call's server and tool), `takes_mcp` and `resumes` (True where the driver
-    # hands its CLI MCP servers / sends follow-ups in the same session).
+    # hands its CLI MCP servers / sends follow-ups in the same session), `needs_key` (False for a
+    # driver that calls no model: skill-be's container then needs no key for it) and
+    # `version_command` (the shell line that prints its version in the container, where
+    # `<bin> --version` alone does not start it: drivers/__init__.py).
 
 
 # --- what a driver may add: each an attribute or method with a default here ------------------------

@@ -19,6 +19,7 @@ class FakeDriver:
     name = NAME
     providers: tuple[str, ...] = ("anthropic", "openai")
     trigger_tools: tuple[str, ...] = ()
+    needs_key = False  # it calls no model: the container needs no key for it
 
     def __init__(self, bin: str = "sh", path: str = DEFAULT_PATH) -> None:
         self.bin = bin

@@ -26,6 +26,14 @@ from skill_be.agents.drivers.base import AgentDriver, AgentSetup, Launch, Transc
 from skill_be.agents.drivers.events import events
 
 LIMIT_ERROR = "turn limit reached (maxTurns {max}: the agent asked for model call {next})"
+LIMIT_START = "turn limit reached ("  # how every CLI's turn-limit error begins (LIMIT_ERROR, turn_limit.py, runs.py)
+
+
+def is_turn_limit(error: str | None) -> bool:
+    """Whether a run's error is its turn limit (a run that ended where it was told to), not a failure."""
+    return error is not None and error.startswith(LIMIT_START)
+
+
 TOKEN = "skill-be-relay.invalid"  # the relay's address in the launch until the relay knows its port
 EVENT = "skill-be.turn-limit"
 # Where a provider's requests go when the endpoint names no base URL.
