@@ -22,7 +22,9 @@ the request alone, so one server serves many runs at once:
      "followUp": {"marker": "AGAIN", "command": "...", "final": "..."},   when the latest user message
                                                        has the marker: run the command, then answer final
      "mcp": {"tool": "lookup", "input": {...}},        the offered tool whose name ends with "lookup"
-                                                       (an MCP server's, as the CLI names it)
+                                                       (an MCP server's, as the CLI names it; Codex's
+                                                       are in a namespace `mcp__<server>`, and the call
+                                                       names that namespace)
      "final": "DONE",             the last answer's text
      "mention": "other-skill",    a skill the last answer names (without loading it)
      "forever": false,            true: call the shell tool on every turn and never answer (limit tests)
@@ -81,14 +83,23 @@ def tools_of(req: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Tool name -> {"description", "properties", "required"}, from either wire format."""
     out: dict[str, dict[str, Any]] = {}
     for t in req.get("tools") or []:
+        if t.get("type") == "namespace":  # Codex's MCP server: a namespace `mcp__<server>` of its tools
+            for inner in t.get("tools") or []:
+                spec = _tool_spec(inner)
+                out[f"{t.get('name')}__{inner.get('name')}"] = {**spec, "namespace": str(t.get("name"))}
+            continue
         fn = t.get("function") if isinstance(t.get("function"), dict) else t
-        schema = fn.get("input_schema") or fn.get("parameters") or {}
-        out[str(fn.get("name"))] = {
-            "description": str(fn.get("description") or ""),
-            "properties": dict(schema.get("properties") or {}),
-            "required": list(schema.get("required") or []),
-        }
+        out[str(fn.get("name"))] = _tool_spec(fn)
     return out
+
+
+def _tool_spec(fn: dict[str, Any]) -> dict[str, Any]:
+    schema = fn.get("input_schema") or fn.get("parameters") or {}
+    return {
+        "description": str(fn.get("description") or ""),
+        "properties": dict(schema.get("properties") or {}),
+        "required": list(schema.get("required") or []),
+    }
 
 
 def system_text(req: dict[str, Any]) -> str:
@@ -142,26 +153,34 @@ def tool_steps_so_far(req: dict[str, Any]) -> int:
 
 
 def latest_prompt(req: dict[str, Any]) -> tuple[str, int]:
-    """The text of the latest user message that is a prompt (not only tool results), and how many
-    assistant turns with tool calls came after it."""
+    """The text of the latest user message that is a prompt (not only tool results, nor only the blocks
+    a CLI adds, such as Codex's `<environment_context>`), and how many assistant turns with tool calls
+    came after it (in the Responses format, each `function_call` input item is one)."""
     text, calls = "", 0
-    for m in req.get("messages") or []:
+    for m in messages_of(req):
         content = m.get("content")
-        if m.get("role") == "user":
+        if m.get("type") == "function_call":
+            calls += 1
+        elif m.get("role") == "user":
             blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
             said = [
-                b
+                str(b.get("text"))
                 for b in blocks
-                if isinstance(b, dict) and b.get("type") == "text" and "<system-reminder>" not in str(b.get("text"))
+                if isinstance(b, dict) and b.get("type") in ("text", "input_text") and _own_words(str(b.get("text")))
             ]
             if said:
-                text, calls = "\n".join(str(b.get("text")) for b in said), 0
+                text, calls = "\n".join(said), 0
         elif m.get("role") == "assistant" and (
             m.get("tool_calls")
             or (isinstance(content, list) and any(isinstance(c, dict) and c.get("type") == "tool_use" for c in content))
         ):
             calls += 1
     return text, calls
+
+
+def _own_words(text: str) -> bool:
+    """Whether a user block has words of the user's: not only tagged blocks a CLI adds to a message."""
+    return "<system-reminder>" not in text and bool(re.sub(r"<([a-z_]+)>.*?</\1>", "", text, flags=re.S).strip())
 
 
 def cli_of(tools: dict[str, dict[str, Any]]) -> str:
@@ -250,7 +269,7 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
             return {**base, **_bash(tools, str(follow["command"]))}
         return {**base, "kind": "text", "text": str(follow.get("final", "DONE AGAIN"))}
     steps = plan(script, offered)
-    if cli == "codex" and step < len(steps):
+    if cli == "codex" and step < len(steps) and steps[step][0] != "mcp":
         return {**base, **_bash(tools, _codex_command(steps[step], system, absolute))}
     if step >= len(steps):
         text = str(script.get("final", "DONE"))
@@ -275,7 +294,9 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     if kind == "mcp":
         suffix = str(arg["tool"])
         name = next((n for n in tools if n.endswith(suffix) and n != suffix), suffix)
-        return {**base, "kind": "tool", "name": name, "input": dict(arg.get("input") or {})}
+        action = {**base, "kind": "tool", "name": name, "input": dict(arg.get("input") or {})}
+        namespace = tools.get(name, {}).get("namespace")
+        return {**action, "namespace": namespace, "name": name[len(namespace) + 2 :]} if namespace else action
     if kind == "write":
         name, spec = _tool(tools, "Write", "write", "create") or ("write", {"properties": {}})
         content_key = "file_text" if "file_text" in spec["properties"] else "content"
@@ -379,6 +400,8 @@ class AgentHandler(mms.Handler):
         if action is None or not req.get("stream") or action["kind"] == "text":
             return super()._responses(req, model, action["text"] if action and "text" in action else text, tin, tout)
         item = mms.responses_call(action["name"], action["input"])
+        if action.get("namespace"):  # a tool of a namespace (Codex's MCP servers) names its namespace
+            item["namespace"] = action["namespace"]
         self._sse(mms.responses_events(model, [item], mms.responses_usage(tin, tout, cached=tin // 2)))
 
     def _control(self, state: mms.State, path: str, body: bytes) -> None:

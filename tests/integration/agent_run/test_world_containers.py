@@ -4,7 +4,8 @@ through each pinned agent CLI in its container: the converted `environment.files
 the task's workflow (check, fix --target app.js, verify) with the CLI's own shell tool, and the
 converted bash grader's skillgrade JSON gives its lines. The control: the same run in skill-be's
 image, where the tool is missing, and the grader's lines fail. And an MCP server placed in the image
-and started inside the container by Claude Code and opencode (pi cannot take MCP servers)."""
+and started inside the container by Claude Code, opencode, Codex CLI and Copilot CLI (pi cannot take
+MCP servers)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,10 @@ from skill_be.agents.drivers.base import AgentLimits, AgentSetup, McpServerSpec,
 __all__ = ["box", "server", "tls"]  # the module's fixtures, shared with the other container tests
 LABEL = {"skill-be.helper": "world"}
 WORKFLOW = "superlint check; superlint fix --target app.js; superlint verify"
-# The CLIs whose drivers take follow-ups (followUps) and a converted world; codex and copilot take
-# neither yet (agents/world_support.py refuses them before any call).
-WORLD_CLIS = ("claude", "pi", "opencode")
+# The CLIs whose drivers take follow-ups (followUps) and a converted world: every pinned CLI.
+WORLD_CLIS = ("claude", "pi", "opencode", "codex", "copilot")
+MCP_CLIS = ("claude", "opencode", "codex", "copilot")  # pi cannot take MCP servers
+WRITE = {"codex": "shell"}  # the first turn's write: codex writes through its shell
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +49,7 @@ def converted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def cleanup(client: Any) -> Iterator[None]:
     """Set up before the box, so torn down after it (its spare containers use the image)."""
     yield
-    for found in client.images.list(filters={"label": "skill-be.helper=world"}):
+    for found in client.images.list(filters={"label": "skill-be.helper=" + LABEL["skill-be.helper"]}):
         client.images.remove(found.id, force=True)
 
 
@@ -93,7 +95,7 @@ def mcp_image(client: Any) -> str:
     return containers.cached_image(client, IMAGE, [], lambda _: None, files=files, labels=LABEL)
 
 
-@pytest.mark.parametrize("cli", ["claude", "opencode"])
+@pytest.mark.parametrize("cli", MCP_CLIS)
 def test_an_mcp_server_runs_inside_the_agent_container(
     cleanup: None, box: DockerBox, server: Any, mcp_image: str, cli: str
 ) -> None:
@@ -135,7 +137,7 @@ def test_a_follow_up_continues_the_session_and_the_checks_see_the_end_state(
     assert exit_ == "0" and t.error is None and t.final_message == "DONE TWO", t
     # One transcript: the first turn's write, then the follow-up's shell call, in the same session
     # (the model saw the first turn's messages: its script answered the follow-up by its marker).
-    assert [shared_tool(driver(cli), c.name) for c in t.tool_calls] == ["write", "shell"]
+    assert [shared_tool(driver(cli), c.name) for c in t.tool_calls] == [WRITE.get(cli, "write"), "shell"]
     assert t.turns >= 4
     t, exit_ = runs["control"]
     assert exit_ != "0" and t.final_message == "DONE ONE"  # the control: no follow-up, no second.txt

@@ -75,7 +75,10 @@ def test_mcp_on_a_cli_that_cannot_take_it_is_one_line_before_any_call(tmp_path: 
     assert code == 2, printed
     (line,) = [x for x in printed.splitlines() if "MCP" in x]
     assert line.startswith("evals/greet.json:1:") and 'scenarios[0] (id "greet-file").mcp: model "fake-model"' in line
-    assert "uses pi-cli, which cannot take MCP servers; use claude-cli or opencode-cli for this scenario" in line
+    assert (
+        "uses pi-cli, which cannot take MCP servers; use claude-cli or opencode-cli or codex-cli or copilot-cli for this scenario"
+        in line
+    )
     assert "fake-model rep" not in printed  # no agent ran
     # The control: the same scenario on a CLI that takes MCP servers goes past this check.
     doc["model"]["adapter"] = "claude-cli"

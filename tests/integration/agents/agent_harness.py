@@ -111,29 +111,40 @@ def write_files(launch: Launch, allowed: Sequence[Path]) -> None:
 
 def run_agent(server: Any, cli: str, setup: AgentSetup, workspace: Path, home: Path, timeout: float = 90,
               tamper: Callable[[list[str], dict[str, str]], None] | None = None) -> Run:  # fmt: skip
-    """Prepare, write the launch's files, run the real CLI (in the server's namespace), parse."""
+    """Prepare, write the launch's files, run the real CLI (in the server's namespace) and then each
+    follow-up turn of the launch while the one before exited 0, as the boxes do; parse all of stdout."""
     home.mkdir(parents=True, exist_ok=True)
     d = driver(cli, path=child_path())
     launch = d.prepare(setup, PurePosixPath(workspace), PurePosixPath(home))
     write_files(launch, [home, workspace])
-    env, argv = dict(launch.env), list(launch.argv)
+    env = dict(launch.env)
+    turns = [list(launch.argv), *map(list, launch.then)]
     if tamper is not None:  # the controls switch a protection off here
-        tamper(argv, env)
-    argv = [shutil.which(argv[0], path=env["PATH"]) or argv[0], *argv[1:]]
-    if IN_NETNS:
-        argv = ["/usr/bin/nsenter", "--target", str(server.proc.pid), "--net", "--", *argv]
+        for argv in turns:
+            tamper(argv, env)
     start = time.monotonic()
+    out, err, code = "", "", 0
+    for argv in turns:
+        if code != 0:
+            break
+        argv = [shutil.which(argv[0], path=env["PATH"]) or argv[0], *argv[1:]]
+        if IN_NETNS:
+            argv = ["/usr/bin/nsenter", "--target", str(server.proc.pid), "--net", "--", *argv]
+        o, e, code = _run_one(cli, argv, launch, env, timeout - (time.monotonic() - start))
+        out, err = out + o, err + e
+    return Run(d.parse(out, setup), launch, out, err, code, time.monotonic() - start)
+
+
+def _run_one(cli: str, argv: list[str], launch: Launch, env: dict[str, str], timeout: float) -> tuple[str, str, int]:
     proc = subprocess.Popen(argv, cwd=str(launch.cwd), env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
     try:
-        out, err = proc.communicate(timeout=timeout)
+        out, err = proc.communicate(timeout=max(timeout, 1))
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
         pytest.fail(f"{cli} did not finish within {timeout} s: {err.decode()[-2000:]}")
-    text = out.decode("utf-8", errors="replace")
-    return Run(d.parse(text, setup), launch, text, err.decode("utf-8", "replace"), proc.returncode,
-               time.monotonic() - start)  # fmt: skip
+    return out.decode("utf-8", errors="replace"), err.decode("utf-8", "replace"), proc.returncode
 
 
 def bodies(server: Any) -> str:

@@ -85,3 +85,38 @@ def test_mention_names_the_skill_in_the_answer_and_forever_never_answers() -> No
     assert answer["kind"] == "text" and "tidy" in answer["text"]
     assert {ams.decide({"skill": "tidy", "forever": True}, claude([tool_turn("anthropic")] * n))["name"]
             for n in range(30)} == {"Bash"}  # fmt: skip
+
+
+def codex(items: list[dict[str, Any]], namespace: bool = True) -> dict[str, Any]:
+    tools: list[dict[str, Any]] = [{"type": "function", "name": "exec_command", "parameters": {"properties": {}}}]
+    if namespace:
+        lookup = {"type": "function", "name": "lookup", "parameters": {"properties": {"key": {}}}}
+        tools.append({"type": "namespace", "name": "mcp__facts", "tools": [lookup]})
+    return {"stream": True, "tools": tools, "input": items}
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def test_codex_calls_a_namespaced_mcp_tool_by_its_namespace_and_other_steps_through_its_shell() -> None:
+    script = {"mcp": {"tool": "lookup", "input": {"key": "k"}}, "final": "DONE"}
+    action = ams.decide(script, codex([user("look k up")]))
+    assert (action["kind"], action["name"], action["namespace"], action["input"]) == ("tool", "lookup", "mcp__facts",
+                                                                                      {"key": "k"})  # fmt: skip
+    # Without the server the tool is not offered: the call names the bare tool, with no namespace.
+    bare = ams.decide(script, codex([user("look k up")], namespace=False))
+    assert bare["name"] == "lookup" and "namespace" not in bare
+    assert ams.decide({"command": "echo hi"}, codex([user("x")]))["input"] == {"cmd": "echo hi"}
+
+
+def test_a_follow_up_in_the_responses_format_is_found_after_codex_s_own_blocks() -> None:
+    script = {"final": "ONE", "followUp": {"marker": "AGAIN", "command": "echo two", "final": "TWO"}}
+    first = [user("<environment_context><cwd>/w</cwd></environment_context>"), user("Write it.")]
+    answered = [*first, {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ONE"}]}]
+    follow = [*answered, user("<environment_context><cwd>/w</cwd></environment_context>"), user("AGAIN: more")]
+    assert ams.decide(script, codex(first))["text"] == "ONE"
+    assert ams.decide(script, codex(follow))["input"] == {"cmd": "echo two"}
+    call = {"type": "function_call", "name": "exec_command", "arguments": "{}", "call_id": "c"}
+    done = [*follow, call, {"type": "function_call_output", "call_id": "c", "output": ""}]
+    assert ams.decide(script, codex(done))["text"] == "TWO"

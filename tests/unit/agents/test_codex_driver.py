@@ -15,7 +15,14 @@ from typing import Any, ClassVar
 import pytest
 
 from skill_be.agents.drivers import driver
-from skill_be.agents.drivers.base import AgentLimits, AgentSetup, ModelEndpoint, SkillToInstall
+from skill_be.agents.drivers.base import (
+    AgentLimits,
+    AgentSetup,
+    McpServerSpec,
+    ModelEndpoint,
+    SkillToInstall,
+    shared_tool,
+)
 from skill_be.agents.drivers.limit import LIMIT_ERROR, RELAY, TOKEN, RelayLimited
 
 WS, HOME = PurePosixPath("/work/ws"), PurePosixPath("/work/home")
@@ -184,3 +191,46 @@ def test_expect_tools_names_codex_s_shell_shell() -> None:
 
     assert shared_tool(driver("codex"), "exec_command") == "shell"
     assert shared_tool(driver("copilot"), "view") == "read" and shared_tool(driver("copilot"), "create") == "write"
+
+
+def test_mcp_servers_go_on_the_command_line_and_an_mcp_call_is_read_with_its_server() -> None:
+    facts = McpServerSpec("facts-db", "python3", ("/opt/m.py", 'a "q"'), {"FACT": "x y"})
+    argv = driver("codex").prepare(setup(mcp=(facts,)), WS, HOME).argv
+    assert 'mcp_servers.facts-db={command="python3",args=["/opt/m.py","a \\"q\\""],env={"FACT"="x y"}}' in argv
+    assert not any(a.startswith("mcp_servers.") for a in driver("codex").prepare(setup(), WS, HOME).argv)
+    item = {"id": "i1", "type": "mcp_tool_call", "server": "facts-db", "tool": "lookup", "arguments": {"key": "k"}}
+    done = {**item, "result": {"content": [{"type": "text", "text": "ANSWER"}]}, "error": None, "status": "completed"}
+    failed = {**item, "id": "i2", "error": {"message": "no such key"}, "status": "failed"}
+    stream = [{"type": "turn.started"}, {"type": "item.started", "item": item},
+              {"type": "item.completed", "item": done}, {"type": "item.completed", "item": failed},
+              {"type": "item.completed", "item": {"id": "m", "type": "agent_message", "text": "ok"}}]  # fmt: skip
+    t = driver("codex").parse("\n".join(json.dumps(e) for e in stream), setup())
+    assert [(c.name, c.arguments, c.result, c.is_error) for c in t.tool_calls] == [
+        ("mcp__facts-db__lookup", {"key": "k"}, "ANSWER", False), ("mcp__facts-db__lookup", {"key": "k"}, "no such key", True)
+    ]  # fmt: skip
+    d = driver("codex")
+    assert {shared_tool(d, c.name, ["facts-db", "facts"]) for c in t.tool_calls} == {"mcp:facts-db/lookup"}
+    assert shared_tool(d, "mcp__facts-db__lookup", []) == "mcp__facts-db__lookup"  # an undeclared server: its own name
+
+
+def test_follow_ups_keep_the_session_and_resume_it_and_the_turns_add_up() -> None:
+    launch = driver("codex").prepare(setup(follow_ups=("-again", "more")), WS, HOME)
+    assert "--ephemeral" not in launch.argv and launch.argv[-2:] == ["--", "-do it"]
+    first = list(launch.argv[:-2])
+    assert [list(t) for t in launch.then] == [[*first, "resume", "--last", "--", m] for m in ("-again", "more")]
+    assert (
+        "--ephemeral" in driver("codex").prepare(setup(), WS, HOME).argv
+        and not driver("codex").prepare(setup(), WS, HOME).then
+    )
+
+    def run(n: int, text: str) -> list[dict[str, object]]:
+        cmd = {"id": f"c{n}", "type": "command_execution", "command": "ls", "aggregated_output": "", "exit_code": 0}
+        return [{"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
+                {"type": "item.started", "item": cmd}, {"type": "item.completed", "item": cmd},
+                {"type": "item.completed", "item": {"id": f"m{n}", "type": "agent_message", "text": text}},
+                {"type": "turn.completed", "usage": {"input_tokens": 10, "output_tokens": 2}}]  # fmt: skip
+
+    stream = [*run(1, "ONE"), *run(2, "TWO")]
+    t = driver("codex").parse("\n".join(json.dumps(e) for e in stream), setup())
+    assert [c.turn for c in t.tool_calls] == [1, 3] and t.turns == 4 and t.final_message == "TWO"
+    assert (t.input_tokens, t.output_tokens) == (20, 4)

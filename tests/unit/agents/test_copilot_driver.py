@@ -11,7 +11,14 @@ import pytest
 
 from skill_be.adapters.copilot_cli import IMAGE_CACHE
 from skill_be.agents.drivers import driver
-from skill_be.agents.drivers.base import AgentLimits, AgentSetup, ModelEndpoint, SkillToInstall
+from skill_be.agents.drivers.base import (
+    AgentLimits,
+    AgentSetup,
+    McpServerSpec,
+    ModelEndpoint,
+    SkillToInstall,
+    shared_tool,
+)
 from skill_be.agents.drivers.copilot import USAGE_EVENT, ignored_skill_dirs
 
 WS, HOME = PurePosixPath("/work/a/ws"), PurePosixPath("/work/home")
@@ -126,3 +133,29 @@ def test_errors_the_cli_s_the_wrapper_s_and_an_exit_code() -> None:
         "Copilot CLI exited with code 1"
     )
     assert d.parse("", setup()).skills_offered is None  # no list seen: not "none offered"
+
+
+def test_mcp_servers_go_in_a_file_and_their_names_are_available_tools() -> None:
+    facts = McpServerSpec("facts", "python3", ("/opt/m.py",), {"FACT": "x"})
+    launch = driver("copilot").prepare(setup(mcp=(facts,)), PurePosixPath("/w"), PurePosixPath("/h"))
+    argv = list(launch.argv)
+    assert argv[argv.index("--additional-mcp-config") + 1] == "@/h/.skill-be/mcp.json"
+    assert "--disable-builtin-mcps" in argv and "--available-tools=view,create,edit,bash,skill,facts" in argv
+    config = json.loads(launch.files[PurePosixPath("/h/.skill-be/mcp.json")])
+    assert config == {"mcpServers": {"facts": {"type": "local", "command": "python3", "args": ["/opt/m.py"],
+                                               "env": {"FACT": "x"}, "tools": ["*"]}}}  # fmt: skip
+    plain = driver("copilot").prepare(setup(), PurePosixPath("/w"), PurePosixPath("/h"))
+    assert "--additional-mcp-config" not in plain.argv and PurePosixPath("/h/.skill-be/mcp.json") not in plain.files
+    d = driver("copilot")
+    assert shared_tool(d, "facts-lookup", ["facts"]) == "mcp:facts/lookup"
+    assert shared_tool(d, "facts-lookup", []) == "facts-lookup" and shared_tool(d, "bash", ["facts"]) == "shell"
+
+
+def test_follow_ups_set_the_session_id_and_resume_it_each_with_its_prompt_file() -> None:
+    launch = driver("copilot").prepare(setup(follow_ups=("again",)), PurePosixPath("/w"), PurePosixPath("/h"))
+    (then,) = launch.then
+    session = launch.argv[launch.argv.index("--session-id") + 1]
+    assert list(then[then.index("--resume") :]) == ["--resume", session] and "--session-id" not in then
+    assert launch.files[PurePosixPath("/h/.skill-be/prompt-1.txt")] == b"again"
+    assert "/h/.skill-be/prompt-1.txt" in then and "/h/.skill-be/usage-1.json" in then
+    assert "--session-id" not in driver("copilot").prepare(setup(), PurePosixPath("/w"), PurePosixPath("/h")).argv

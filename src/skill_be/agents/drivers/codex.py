@@ -1,4 +1,5 @@
-"""Codex CLI (`codex` 0.169.0) as an agent: `codex exec --json --ephemeral --skip-git-repo-check`.
+"""Codex CLI (`codex` 0.169.0) as an agent: `codex exec --json --ephemeral --skip-git-repo-check`
+(`--ephemeral` only for a run without follow-ups).
 
 The endpoint: Codex reaches a model only through a provider of its config, and only over the
 Responses API (`wire_api="responses"`: `POST {base_url}/responses`, streamed). The launch names a
@@ -25,9 +26,17 @@ A load: Codex has no skill tool. It offers the skills in a developer message (na
 names `.agents/skills/<name>/SKILL.md`, ended with exit code 0, whose output holds a line of that
 file. A `cat` of another file is not a load.
 
+MCP servers: each of the scenario's servers as `-c mcp_servers.<name>={command, args, env}` (stdio;
+Codex starts it and offers its tools to the model as a namespace `mcp__<name>`); a call is an
+`mcp_tool_call` item with its `server` and `tool`, recorded as `mcp__<server>__<tool>`.
+
+Follow-ups: the first run is kept (no `--ephemeral`: the session lives in the private CODEX_HOME) and
+each follow-up is `codex exec ... resume --last -- <text>`, the newest session of that home (there is
+only the one), with the same options; each run prints its own `turn.started` ... `turn.completed`.
+
 Turns: the event stream has no event per model call; a tool item's turn is one more than the tool
-items finished before it started (exact for one call per model response). The turn limit is
-skill-be's own (drivers/limit.py: Codex has none).
+items finished before it started in the same run, after the turns of the runs before it (exact for one
+call per model response). The turn limit is skill-be's own (drivers/limit.py: Codex has none).
 """
 
 from __future__ import annotations
@@ -36,7 +45,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
 from skill_be.adapters.codex_cli import CONFIG, DEFAULT_BASE_URL, KEY_VAR, PROVIDER, provider_config, toml_string
-from skill_be.agents.drivers.base import AgentSetup, Launch, SkillToInstall, Transcript
+from skill_be.agents.drivers.base import AgentSetup, Launch, McpServerSpec, SkillToInstall, Transcript
 from skill_be.agents.drivers.events import (
     DEFAULT_PATH,
     TranscriptBuilder,
@@ -44,10 +53,19 @@ from skill_be.agents.drivers.events import (
     as_int,
     events,
     skill_files,
+    text_of,
 )
 
 SHELL_TOOL = "exec_command"  # Codex's own name for its shell; every read, write and command goes through it
 SKILLS_DIR = ".agents/skills"
+TOOL_ITEMS = ("command_execution", "mcp_tool_call")
+
+
+def mcp_config(server: McpServerSpec) -> str:
+    """The `-c` value of one stdio MCP server (names are letters, digits, - and _: bare TOML keys)."""
+    args = "[" + ",".join(toml_string(a) for a in server.args) + "]"
+    env = "{" + ",".join(f"{toml_string(k)}={toml_string(v)}" for k, v in server.env.items()) + "}"
+    return f"mcp_servers.{server.name}={{command={toml_string(server.command)},args={args},env={env}}}"
 
 
 def skill_read(command: object, output: object, skills: Sequence[SkillToInstall]) -> str | None:
@@ -73,6 +91,8 @@ class CodexDriver:
     tool_names: Mapping[str, str] = {SHELL_TOOL: "shell"}  # expect.tools: every call is its shell
     # skill-be's turn limit (drivers/limit.py): Codex has none of its own.
     turn_limit = "relay"
+    takes_mcp = True  # -c mcp_servers.<name>=...: the scenario's servers (the private CODEX_HOME has no other)
+    resumes = True  # followUps: the session kept in the private CODEX_HOME, `exec resume --last` on each
 
     def __init__(self, bin: str = "codex", path: str = DEFAULT_PATH) -> None:
         self.bin = bin
@@ -95,27 +115,41 @@ class CodexDriver:
         if ep.api_key:
             env[KEY_VAR] = ep.api_key
         config = [f"model={toml_string(ep.model)}", f"model_provider={PROVIDER}",
-                  provider_config(ep.base_url or DEFAULT_BASE_URL, bool(ep.api_key)), *CONFIG]  # fmt: skip
-        argv = [self.bin, "exec", "--json", "--ephemeral", "--skip-git-repo-check", "-s", "danger-full-access",
-                "-C", str(workspace), "--disable", "plugins", *[a for c in config for a in ("-c", c)],
-                "--", setup.prompt]  # fmt: skip
-        return Launch(argv=argv, env=env, files=files, cwd=workspace)
+                  provider_config(ep.base_url or DEFAULT_BASE_URL, bool(ep.api_key)), *CONFIG, *map(mcp_config, setup.mcp)]  # fmt: skip
+        # Follow-ups resume the session, kept in the private CODEX_HOME; without them nothing is kept.
+        kept = [] if setup.follow_ups else ["--ephemeral"]
+        base = [self.bin, "exec", "--json", *kept, "--skip-git-repo-check", "-s", "danger-full-access",
+                "-C", str(workspace), "--disable", "plugins", *[a for c in config for a in ("-c", c)]]  # fmt: skip
+        then = [[*base, "resume", "--last", "--", text] for text in setup.follow_ups]
+        return Launch(argv=[*base, "--", setup.prompt], env=env, files=files, cwd=workspace, then=then)
+
+    @staticmethod
+    def mcp_tool(name: str, servers: Sequence[str]) -> tuple[str, str] | None:
+        """(server, tool) of a call recorded as `mcp__<server>__<tool>`, for a declared server."""
+        for server in sorted(servers, key=len, reverse=True):
+            prefix = f"mcp__{server}__"
+            if name.startswith(prefix) and len(name) > len(prefix):
+                return server, name[len(prefix) :]
+        return None
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
         t = TranscriptBuilder(setup)
         t.offered = [s.name for s in setup.skills]  # a fresh CODEX_HOME and the bundled skills off
-        done_tools = 0
+        before, done_tools = 0, 0  # the turns of the runs before this one; tool items done in this one
         for event in events(stdout):
             kind = event.get("type")
             item = as_dict(event.get("item"))
-            if kind == "item.started" and item.get("type") == "command_execution":
-                t.turns = done_tools + 1
-                t.call(str(item.get("id")), SHELL_TOOL, {"command": item.get("command")})
-            elif kind == "item.completed" and item.get("type") == "command_execution":
+            tool = item.get("type") in TOOL_ITEMS
+            if kind == "turn.started":  # one per run: the prompt's, then each follow-up's
+                before, done_tools = t.turns, 0
+            elif kind == "item.started" and tool:
+                t.turns = before + done_tools + 1
+                t.call(str(item.get("id")), *self._named(item))
+            elif kind == "item.completed" and tool:
                 done_tools += 1
-                self._command(t, item)
+                self._tool_done(t, item, before)
             elif kind == "item.completed" and item.get("type") == "agent_message":
-                t.turns = done_tools + 1
+                t.turns = before + done_tools + 1
                 t.texts = [str(item.get("text") or "")]
             elif kind == "turn.completed":
                 usage = as_dict(event.get("usage"))
@@ -129,11 +163,23 @@ class CodexDriver:
         return t.build()
 
     @staticmethod
-    def _command(t: TranscriptBuilder, item: Mapping[str, object]) -> None:
+    def _named(item: Mapping[str, object]) -> tuple[str, Mapping[str, object]]:
+        """A tool item's name and arguments: the shell's command, or an MCP server's tool and its input."""
+        if item.get("type") == "mcp_tool_call":
+            return f"mcp__{item.get('server')}__{item.get('tool')}", as_dict(item.get("arguments"))
+        return SHELL_TOOL, {"command": item.get("command")}
+
+    def _tool_done(self, t: TranscriptBuilder, item: Mapping[str, object], before: int) -> None:
         call_id = str(item.get("id"))
         if call_id not in t.by_id:  # a completed item without its start: record it now
-            t.turns = max(t.turns, 1)
-            t.call(call_id, SHELL_TOOL, {"command": item.get("command")})
+            t.turns = max(t.turns, before + 1)
+            t.call(call_id, *self._named(item))
+        if item.get("type") == "mcp_tool_call":
+            error = item.get("error")
+            failed = error is not None or item.get("status") != "completed"
+            text = str(as_dict(error).get("message") or error) if error is not None else ""
+            t.result(call_id, text or text_of(as_dict(item.get("result")).get("content")), failed)
+            return
         exit_code = item.get("exit_code")
         output = item.get("aggregated_output")
         t.result(call_id, str(output or ""), exit_code != 0)

@@ -29,6 +29,16 @@ is sent, so it cannot hold the limit alone; the launch also runs Copilot under t
 wrapper, which ends the run at the first `model.call_failure` event (no 15 s of retries) and, as a
 backstop, when turn `maxTurns + 2` starts.
 
+MCP servers: the scenario's servers in a file of Copilot's `mcpServers` form (`type: local`, stdio),
+passed with `--additional-mcp-config @<file>` while `--disable-builtin-mcps` keeps GitHub's own off;
+each server's name is added to `--available-tools` (the name of a server makes all its tools
+available). A call is a `tool.execution_start` whose `toolName` is `<server>-<tool>` (it also names
+`mcpServerName` and `mcpToolName`).
+
+Follow-ups: the first run sets the session's id (`--session-id <uuid>`; Copilot keeps the session in
+the private COPILOT_HOME) and each follow-up is the same launch with `--resume <uuid>` and its own
+prompt file.
+
 Copilot's own command sandbox (bubblewrap) is off, its default: in skill-be's container it could not
 start (no user namespaces) and the container is the sandbox.
 """
@@ -38,7 +48,8 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from collections.abc import Mapping
+import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
 from skill_be.adapters.copilot_cli import FIXED_ENV, FLAGS, IMAGE_CACHE, cache_dir, provider_env, settings
@@ -70,6 +81,12 @@ sys.exit(code)
 """
 
 
+def mcp_servers(setup: AgentSetup) -> dict[str, object]:
+    """The scenario's MCP servers in Copilot CLI's `mcpServers` form (local: stdio), every tool on."""
+    return {m.name: {"type": "local", "command": m.command, "args": list(m.args), "env": dict(m.env), "tools": ["*"]}
+            for m in setup.mcp}  # fmt: skip
+
+
 def ignored_skill_dirs(workspace: PurePosixPath) -> list[str]:
     """The project skill folders of the workspace and of every folder above it."""
     return [str(d / sub) for d in (workspace, *workspace.parents) for sub in PROJECT_SKILL_DIRS]
@@ -84,6 +101,8 @@ class CopilotDriver:
     # expect.tools' shared names for Copilot's own (`view`, `create`, `str_replace`/`edit`, `bash`, `skill`).
     tool_names: Mapping[str, str] = {"bash": "shell", "view": "read", "create": "write", "edit": "edit",
                                      "str_replace": "edit", "skill": "skill"}  # fmt: skip
+    takes_mcp = True  # --additional-mcp-config @file with --disable-builtin-mcps; MCP tools: <server>-<tool>
+    resumes = True  # followUps: --session-id <uuid> on the first run, --resume <it> on each follow-up
 
     def __init__(
         self, bin: str = "copilot", path: str = DEFAULT_PATH, python: str = "python3", cache: str = ""
@@ -102,7 +121,15 @@ class CopilotDriver:
 
     def tools(self, setup: AgentSetup) -> list[str]:
         chosen = list(setup.tools) if setup.tools is not None else list(DEFAULT_TOOLS)
-        return [*[t for t in chosen if t != SKILL_TOOL], SKILL_TOOL]
+        return [*[t for t in chosen if t != SKILL_TOOL], SKILL_TOOL, *(m.name for m in setup.mcp)]
+
+    @staticmethod
+    def mcp_tool(name: str, servers: Sequence[str]) -> tuple[str, str] | None:
+        """(server, tool) of an MCP call, which Copilot names `<server>-<tool>`, for a declared server."""
+        for server in sorted(servers, key=len, reverse=True):
+            if name.startswith(server + "-") and len(name) > len(server) + 1:
+                return server, name[len(server) + 1 :]
+        return None
 
     def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
         ep = setup.endpoint
@@ -113,19 +140,29 @@ class CopilotDriver:
         files[home / ".copilot" / "settings.json"] = json.dumps(settings(ignored_skill_dirs(workspace))).encode()
         files[ours / "turn_limit.py"] = WRAPPER.encode()
         files[ours / "usage.py"] = USAGE_PRINTER.encode()
-        files[ours / "prompt.txt"] = setup.prompt.encode()
         env = {**FIXED_ENV, **provider_env(ep.provider, ep.base_url, ep.model, ep.api_key),
                "HOME": str(home), "COPILOT_HOME": str(home / ".copilot"), "XDG_CACHE_HOME": self.cache,
                "XDG_CONFIG_HOME": str(home / ".config"), "XDG_STATE_HOME": str(home / ".state"),
                "PATH": self.path, "LANG": "C.UTF-8"}  # fmt: skip
         if setup.limits.max_tokens is not None:
             env["COPILOT_PROVIDER_MAX_OUTPUT_TOKENS"] = str(setup.limits.max_tokens)
-        argv = [self.python, str(ours / "usage.py"), str(ours / "usage.json"),
-                self.python, str(ours / "turn_limit.py"), str(setup.limits.max_turns + 1), TURN_MARKER,
-                str(ours / "prompt.txt"), API_ERROR,
-                self.bin, *FLAGS, "--available-tools=" + ",".join(self.tools(setup)),
-                "--usage-output-file", str(ours / "usage.json")]  # fmt: skip
-        return Launch(argv=argv, env=env, files=files, cwd=workspace)
+        flags = [*FLAGS, "--available-tools=" + ",".join(self.tools(setup))]
+        if setup.mcp:
+            files[ours / "mcp.json"] = json.dumps({"mcpServers": mcp_servers(setup)}, indent=2).encode() + b"\n"
+            flags += ["--additional-mcp-config", "@" + str(ours / "mcp.json")]
+        # Follow-ups resume the session, kept in the private COPILOT_HOME.
+        session = str(uuid.uuid4())
+        turns = []
+        for i, text in enumerate([setup.prompt, *setup.follow_ups]):
+            name = "prompt.txt" if i == 0 else f"prompt-{i}.txt"
+            files[ours / name] = text.encode()
+            usage = str(ours / ("usage.json" if i == 0 else f"usage-{i}.json"))
+            session_flag = ["--session-id", session] if i == 0 else ["--resume", session]
+            turns.append([self.python, str(ours / "usage.py"), usage,
+                          self.python, str(ours / "turn_limit.py"), str(setup.limits.max_turns + 1), TURN_MARKER,
+                          str(ours / name), API_ERROR, self.bin, *flags, "--usage-output-file", usage,
+                          *(session_flag if setup.follow_ups else [])])  # fmt: skip
+        return Launch(argv=turns[0], env=env, files=files, cwd=workspace, then=turns[1:])
 
     def parse(self, stdout: str, setup: AgentSetup) -> Transcript:
         t = TranscriptBuilder(setup)  # offered stays None when no session.skills_loaded came
