@@ -132,10 +132,12 @@ def test_a_parent_gemini_md_is_hidden_and_reaches_the_model_without_the_boundary
     agent_server: Any, tmp_path: Path
 ) -> None:
     """What `context.memoryBoundaryMarkers: []` hides: Gemini reads the GEMINI.md of every folder from a
-    workspace up to its git root. A workspace's own GEMINI.md is read in both arms (no setting hides it),
-    as Gemini reads it for its users."""
+    workspace up to its git root. A workspace's own GEMINI.md and skills are read in both arms (no
+    setting hides them), as Gemini reads them for its users."""
     plant_parent(tmp_path)
-    git_workspace(tmp_path / "ws", {"GEMINI.md": "MARKER-workspace-gemini-md\n"}, git=False)
+    ws_skill = "---\nname: ws-skill\ndescription: MARKER-ws-skill\n---\nx\n"
+    git_workspace(tmp_path / "ws", {"GEMINI.md": "MARKER-workspace-gemini-md\n", ".agents/skills/ws-skill/SKILL.md":
+                                    ws_skill}, git=False)  # fmt: skip
     git_workspace(tmp_path / "repo", {}, git=True)
     (tmp_path / "repo" / ".git").rename(tmp_path / ".git")  # the parent is the repository, the workspace in it
     agent_server.reset()
@@ -143,6 +145,7 @@ def test_a_parent_gemini_md_is_hidden_and_reaches_the_model_without_the_boundary
     run_agent(agent_server, "gemini", setup_for(agent_server, "gemini"), tmp_path / "ws", tmp_path / "h1")
     seen = bodies(agent_server)
     assert "MARKER-workspace-gemini-md" in seen and "MARKER-parent-gemini-md" not in seen
+    assert "MARKER-ws-skill" in seen  # a workspace's own .agents/skills is offered in both arms
 
     def default_boundary(argv: list[str], env: dict[str, str]) -> None:
         path = Path(env["HOME"]) / ".gemini" / "settings.json"
