@@ -112,15 +112,18 @@ def test_activate_skill_that_succeeds_is_the_load_and_the_answer_and_tokens_come
     assert (t.input_tokens, t.output_tokens) == (50, 9)  # input_tokens counts the cached ones
 
 
-def test_a_refused_activate_skill_is_no_load_and_neither_is_a_read_of_skill_md() -> None:
+def test_a_refused_activate_skill_is_no_load_and_a_read_of_its_skill_md_is_one() -> None:
     out = stream(
         *tool(1, "activate_skill", {"name": "tidy"}, status="error", output="Skill not found"),
-        *tool(2, "read_file", {"file_path": "/work/home/.agents/skills/tidy/SKILL.md"}),
+        *tool(2, "read_file", {"file_path": "/work/home/.agents/skills/tidy/notes.md"}),
+        *tool(3, "read_file", {"file_path": "/work/home/.agents/skills/tidy/SKILL.md"}, status="error"),
         {"type": "message", "role": "assistant", "content": "ok"},
         result(),
     )
     t = driver("gemini").parse(out, setup())
     assert t.skills_loaded == {} and t.tool_calls[0].is_error and t.error is None
+    read = stream(*tool(1, "read_file", {"file_path": "/work/home/.agents/skills/tidy/SKILL.md"}), result())
+    assert driver("gemini").parse(read, setup()).skills_loaded == {"tidy": 1}
 
 
 def test_the_turn_limit_is_skill_bes_error_and_other_failures_are_the_model_calls() -> None:

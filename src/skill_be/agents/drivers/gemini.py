@@ -20,8 +20,8 @@ backoff, turns a failing endpoint into minutes) and stops the GEMINI.md search a
 and a workspace's own GEMINI.md is read in both arms. TMPDIR is in the private home (Gemini writes an
 error report there on a failed request). Extensions are off (`-e none`).
 
-A load: a `tool_use` event of `activate_skill` with the skill's name, whose `tool_result` says
-`success`. The `tool_result` output is Gemini's display text, not what the model saw (a file read
+A load: a `tool_use` event of `activate_skill` with the skill's name, or of `read_file` of an
+installed SKILL.md, whose `tool_result` says `success`. The `tool_result` output is Gemini's display text, not what the model saw (a file read
 shows as an empty string).
 
 Turns: Gemini counts model calls itself: `model.maxSessionTurns` N lets exactly N model calls through
@@ -39,10 +39,19 @@ from pathlib import PurePosixPath
 
 from skill_be.adapters.gemini_cli import BASE_SETTINGS, FLAGS, KEY_VAR, URL_VAR
 from skill_be.agents.drivers.base import AgentSetup, Launch, Transcript
-from skill_be.agents.drivers.events import DEFAULT_PATH, TranscriptBuilder, as_dict, as_int, events, skill_files
+from skill_be.agents.drivers.events import (
+    DEFAULT_PATH,
+    TranscriptBuilder,
+    as_dict,
+    as_int,
+    events,
+    skill_file_read,
+    skill_files,
+)
 from skill_be.agents.drivers.limit import LIMIT_ERROR
 
 SKILL_TOOL = "activate_skill"  # always allowed, so a skill can be loaded
+READ_TOOL = "read_file"  # a read of an installed SKILL.md is a load too
 DEFAULT_TOOLS = ("read_file", "write_file", "replace", "run_shell_command", "list_directory", "glob", "grep_search")
 BUILTIN_SKILLS = ("skill-creator", "antigravity-support")  # offered in every run unless disabled
 TURN_LIMIT_ERROR = "FatalTurnLimitedError"
@@ -134,11 +143,14 @@ class GeminiDriver:
         error = as_dict(event.get("error"))
         t.result(call_id, str(event.get("output") or error.get("message") or ""), not ok)
         i = t.by_id.get(call_id)
-        if i is None or not ok or t.calls[i].name != SKILL_TOOL:
+        if i is None or not ok:
             return
-        name = t.calls[i].arguments.get("name")
+        call = t.calls[i]
+        name = call.arguments.get("name") if call.name == SKILL_TOOL else None
+        if call.name == READ_TOOL:
+            name = skill_file_read(call.arguments.get("file_path"), t.setup.skills)
         if isinstance(name, str) and name:
-            t.mark_loaded(name, t.calls[i].turn)
+            t.mark_loaded(name, call.turn)
 
     @staticmethod
     def _end(t: TranscriptBuilder, event: Mapping[str, object], setup: AgentSetup) -> None:
