@@ -159,3 +159,41 @@ def test_a_parent_gemini_md_is_hidden_and_reaches_the_model_without_the_boundary
     run_agent(agent_server, "gemini", setup, tmp_path / "ws", tmp_path / "h2", tamper=default_boundary)
     seen = bodies(agent_server)
     assert "MARKER-parent-gemini-md" in seen and "MARKER-workspace-gemini-md" in seen
+
+
+def outside_connects(trace: Path) -> list[str]:
+    """The connect() calls of a strace log to an IPv4 or IPv6 address other than loopback."""
+    lines = [line for line in trace.read_text().splitlines() if "connect(" in line and "sin" in line]
+    return [line for line in lines if "127.0.0.1" not in line and "::1" not in line and "AF_UNIX" not in line]
+
+
+def test_a_run_connects_to_nothing_but_the_endpoint_and_with_usage_statistics_on_it_looks_up_a_host(
+    agent_server: Any, tmp_path: Path
+) -> None:
+    """Every connect() of the CLI and its children, under strace: with the driver's settings, only the
+    endpoint on loopback; the control (usage statistics at Gemini's default) tries a DNS lookup."""
+    agent_server.reset()
+    agent_server.agent(skill=SKILL, load="never", final="ok")
+
+    def traced(trace: Path, statistics: bool) -> Any:
+        def tamper(argv: list[str], env: dict[str, str]) -> None:
+            argv[:0] = ["strace", "-f", "-e", "trace=connect", "-o", str(trace)]
+            if statistics:
+                path = Path(env["HOME"]) / ".gemini" / "settings.json"
+                conf = json.loads(path.read_text())
+                del conf["privacy"]
+                path.write_text(json.dumps(conf))
+
+        return tamper
+
+    for name, statistics in (("quiet", False), ("control", True)):
+        ws = git_workspace(tmp_path / f"ws-{name}", {})
+        trace = tmp_path / f"{name}.trace"
+        t = run_agent(agent_server, "gemini", setup_for(agent_server, "gemini"), ws, tmp_path / f"home-{name}",
+                      tamper=traced(trace, statistics)).transcript  # fmt: skip
+        assert t.error is None and t.final_message == "ok", t.error
+        assert any("127.0.0.1" in line for line in trace.read_text().splitlines() if "connect(" in line)
+        if statistics:
+            assert outside_connects(trace), "the control: Gemini's usage statistics look up their host"
+        else:
+            assert outside_connects(trace) == []
