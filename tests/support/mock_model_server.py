@@ -1,6 +1,7 @@
 """A mock model server for the adapter tests: the Anthropic Messages API, the OpenAI Chat Completions
-API and the OpenAI Responses API (`POST .../responses`, what Codex CLI speaks), streamed (SSE) and not,
-on 127.0.0.1, logging every request.
+API, the OpenAI Responses API (`POST .../responses`, what Codex CLI speaks), streamed (SSE) and not,
+and the Gemini API's streamed call (`POST /v1beta/models/<model>:streamGenerateContent?alt=sse`, what
+Gemini CLI speaks: the gemini_* functions), on 127.0.0.1, logging every request.
 
 Run as a program so it can live inside a network namespace with the CLI under test:
 
