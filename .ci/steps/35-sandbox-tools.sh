@@ -15,6 +15,12 @@ if ! command -v bwrap >/dev/null 2>&1; then
   apt-get update -qq || fail "apt-get update failed"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null || fail "could not install bubblewrap"
 fi
+# strace: tests/integration/agents/test_gemini_agent.py traces every connect() of an agent CLI run.
+if ! command -v strace >/dev/null 2>&1; then
+  echo "installing strace"
+  apt-get update -qq || fail "apt-get update failed"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null || fail "could not install strace"
+fi
 bwrap --unshare-all --die-with-parent --ro-bind / / --proc /proc --dev /dev true \
   || fail "bwrap is installed but cannot make its namespaces on this machine"
 echo "bwrap $(bwrap --version | awk '{print $2}') works"

@@ -119,6 +119,7 @@ CLI_MODELS = {  # each agent CLI, pointed at a port where nothing listens, with 
     "opencode-cli": {"adapter": "opencode-cli", "id": "m", "provider": "openai", "baseUrl": "http://127.0.0.1:9"},
     "codex-cli": {"adapter": "codex-cli", "id": "m", "baseUrl": "http://127.0.0.1:9"},
     "copilot-cli": {"adapter": "copilot-cli", "id": "m", "provider": "openai", "baseUrl": "http://127.0.0.1:9"},
+    "gemini-cli": {"adapter": "gemini-cli", "id": "m", "baseUrl": "http://127.0.0.1:9"},
 }
 
 

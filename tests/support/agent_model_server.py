@@ -1,8 +1,9 @@
 """A scripted *agent* model for the agent-mode tests: the mock model server (mock_model_server.py) that
 also speaks tool use, streamed, in the Anthropic Messages format (`tool_use` / `tool_result`), the
 OpenAI chat-completions format (`tool_calls` / role `tool`) and the OpenAI Responses format
-(`function_call` output items / `function_call_output` input items), which is what Claude Code, pi,
-opencode and Codex CLI call.
+(`function_call` output items / `function_call_output` input items) and the Gemini API
+(`:streamGenerateContent` with `functionCall` parts / `functionResponse` parts), which is what Claude
+Code, pi, opencode, Codex CLI and Gemini CLI call.
 
 Run it as a program, like the mock (it prints its TCP port first; the test steers it through the unix
 control socket):
@@ -36,7 +37,9 @@ How a load looks is the CLI's own: Claude Code `Skill {"skill": name}`, opencode
 Copilot CLI `skill {"skill": name}` (its write tool is `create {path, file_text}`, its read `view`),
 pi `read {"path": <location>}` with the location from its `<available_skills>` block, Codex (no skill
 tool, no file tools) `exec_command {"cmd": "cat <path>"}` with the path from its `<skills_instructions>`
-(a skill root and a path under it); Codex reads, writes and runs everything through `exec_command`. Which CLI is
+(a skill root and a path under it); Codex reads, writes and runs everything through `exec_command`;
+Gemini CLI `activate_skill {"name": name}` (its tools `read_file`, `write_file {file_path, content}`,
+`run_shell_command {command}`). Which CLI is
 calling is read from the tools it offers. A request without tools (a title generator, a side call)
 gets a short text answer.
 
@@ -60,6 +63,7 @@ import mock_model_server as mms  # the folder is put on sys.path just above
 
 _CWD = re.compile(
     r"(?:Primary working directory|Current working directory|Working directory):\s*(/\S+)|<cwd>(/[^<]+)</cwd>"
+    r"|Workspace Directories:\*\*\n\s*- (/\S+)"  # Gemini CLI's session context
 )
 
 
@@ -82,7 +86,7 @@ def _text(content: Any) -> str:
 def tools_of(req: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Tool name -> {"description", "properties", "required"}, from either wire format."""
     out: dict[str, dict[str, Any]] = {}
-    for t in req.get("tools") or []:
+    for t in gemini_declarations(req) or req.get("tools") or []:
         if t.get("type") == "namespace":  # Codex's MCP server: a namespace `mcp__<server>` of its tools
             for inner in t.get("tools") or []:
                 spec = _tool_spec(inner)
@@ -94,7 +98,7 @@ def tools_of(req: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _tool_spec(fn: dict[str, Any]) -> dict[str, Any]:
-    schema = fn.get("input_schema") or fn.get("parameters") or {}
+    schema = fn.get("input_schema") or fn.get("parameters") or fn.get("parametersJsonSchema") or {}
     return {
         "description": str(fn.get("description") or ""),
         "properties": dict(schema.get("properties") or {}),
@@ -102,25 +106,53 @@ def _tool_spec(fn: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# -- the Gemini API's request shape (Gemini CLI) --------------------------------------------------------
+def gemini_declarations(req: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Gemini request's function declarations; [] for the other wire formats."""
+    return mms.gemini_tools(req) if isinstance(req.get("contents"), list) else []
+
+
+def gemini_messages(req: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Gemini request's `contents` as messages: role user or assistant (Gemini's `model`), the text of
+    its text parts, and `type: function_call` for a model content with a functionCall part."""
+    out: list[dict[str, Any]] = []
+    for c in req.get("contents") or []:
+        if not isinstance(c, dict):
+            continue
+        parts = [p for p in c.get("parts") or [] if isinstance(p, dict)]
+        text = "\n".join(str(p["text"]) for p in parts if "text" in p and not p.get("thought"))
+        role = "assistant" if c.get("role") == "model" else "user"
+        if role == "assistant" and any("functionCall" in p for p in parts):
+            out.append({"type": "function_call"})
+        elif text or role == "assistant":
+            out.append({"role": role, "content": text})
+    return out
+
+
 def system_text(req: dict[str, Any]) -> str:
     """Everything that is not the user's own words: the system prompt(s), system-role messages
     (Claude Code puts its skill list in one inside messages[]) and the tools' descriptions."""
-    parts = [_text(req.get("system")), _text(req.get("instructions"))]
+    gemini_system = req.get("systemInstruction")
+    if isinstance(gemini_system, dict):
+        gemini_system = gemini_system.get("parts")
+    parts = [_text(req.get("system")), _text(req.get("instructions")), _text(gemini_system)]
     for m in messages_of(req):
         if m.get("role") in ("system", "developer"):
             parts.append(_text(m.get("content")))
         elif m.get("role") == "user":
             # Claude Code wraps its skill listing in a <system-reminder> inside a user message; Codex
-            # puts its working directory in an <environment_context> one.
+            # puts its working directory in an <environment_context> one, Gemini CLI in <session_context>.
             text = _text(m.get("content"))
-            parts += re.findall(r"<system-reminder>.*?</system-reminder>|<environment_context>.*?</environment_context>",
-                                text, re.S)  # fmt: skip
+            tags = r"<(system-reminder|environment_context|session_context)>.*?</\1>"
+            parts += [found.group(0) for found in re.finditer(tags, text, re.S)]
     parts += [t["description"] for t in tools_of(req).values()]
     return "\n".join(parts)
 
 
 def messages_of(req: dict[str, Any]) -> list[dict[str, Any]]:
     """The conversation: `messages` (chat completions, Anthropic) or `input` items (Responses)."""
+    if isinstance(req.get("contents"), list):
+        return gemini_messages(req)
     items = req.get("messages") or req.get("input") or []
     return [m for m in items if isinstance(m, dict)] if isinstance(items, list) else []
 
@@ -131,7 +163,7 @@ def prompt_of(req: dict[str, Any]) -> str:
     content = users[-1].get("content") if users else ""
     parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
     text = "\n".join(str(p.get("text") or "") for p in parts if isinstance(p, dict) and p.get("type") != "tool_result")
-    return re.sub(r"<(system-reminder|environment_context)>.*?</\1>", "", text, flags=re.S)
+    return re.sub(r"<(system-reminder|environment_context|session_context)>.*?</\1>", "", text, flags=re.S)
 
 
 def tool_steps_so_far(req: dict[str, Any]) -> int:
@@ -186,6 +218,8 @@ def _own_words(text: str) -> bool:
 def cli_of(tools: dict[str, dict[str, Any]]) -> str:
     if "exec_command" in tools:
         return "codex"
+    if "run_shell_command" in tools or "activate_skill" in tools or "read_file" in tools:
+        return "gemini"
     if "Skill" in tools or "Bash" in tools:
         return "claude"
     if "view" in tools or "skill" in tools.get("skill", {}).get("properties", {}):
@@ -285,11 +319,13 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
             return {**base, "kind": "tool", "name": "skill", "input": {"name": arg}}
         if cli == "copilot":
             return {**base, "kind": "tool", "name": "skill", "input": {"skill": arg}}
+        if cli == "gemini":
+            return {**base, "kind": "tool", "name": "activate_skill", "input": {"name": arg}}
         location = pi_location(system, arg)
         found = _tool(tools, "read")
         return {**base, "kind": "tool", "name": found[0] if found else "read", "input": {"path": location}}
     if kind == "read":
-        name, spec = _tool(tools, "Read", "read", "view") or ("read", {"properties": {}})
+        name, spec = _tool(tools, "Read", "read", "view", "read_file") or ("read", {"properties": {}})
         return {**base, "kind": "tool", "name": name, "input": {_path_key(spec["properties"]): absolute(arg)}}
     if kind == "mcp":
         suffix = str(arg["tool"])
@@ -298,7 +334,7 @@ def decide(script: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
         namespace = tools.get(name, {}).get("namespace")
         return {**action, "namespace": namespace, "name": name[len(namespace) + 2 :]} if namespace else action
     if kind == "write":
-        name, spec = _tool(tools, "Write", "write", "create") or ("write", {"properties": {}})
+        name, spec = _tool(tools, "Write", "write", "create", "write_file") or ("write", {"properties": {}})
         content_key = "file_text" if "file_text" in spec["properties"] else "content"
         args = {_path_key(spec["properties"]): absolute(arg["path"]), content_key: arg["content"]}
         return {**base, "kind": "tool", "name": name, "input": args}
@@ -321,7 +357,7 @@ def _codex_command(step: tuple[str, Any], system: str, absolute: Any) -> str:
 def _bash(tools: dict[str, dict[str, Any]], command: str) -> dict[str, Any]:
     if "exec_command" in tools:
         return {"kind": "tool", "name": "exec_command", "input": {"cmd": command}}
-    name, spec = _tool(tools, "Bash", "bash") or ("bash", {"properties": {}})
+    name, spec = _tool(tools, "Bash", "bash", "run_shell_command") or ("bash", {"properties": {}})
     args: dict[str, Any] = {"command": command}
     if "description" in spec["properties"]:
         args["description"] = "run a command"
@@ -403,6 +439,13 @@ class AgentHandler(mms.Handler):
         if action.get("namespace"):  # a tool of a namespace (Codex's MCP servers) names its namespace
             item["namespace"] = action["namespace"]
         self._sse(mms.responses_events(model, [item], mms.responses_usage(tin, tout, cached=tin // 2)))
+
+    def _gemini(self, req: dict[str, Any], model: str, text: str, tin: int, tout: int) -> None:
+        action = self._act(req)
+        if action is None or action["kind"] == "text":
+            return super()._gemini(req, model, action["text"] if action and "text" in action else text, tin, tout)
+        part = mms.gemini_call_part(action["name"], action["input"])
+        self._sse(mms.gemini_chunks(model, [part], mms.gemini_usage(tin, tout, cached=tin // 2)))
 
     def _control(self, state: mms.State, path: str, body: bytes) -> None:
         assert isinstance(state, AgentState)

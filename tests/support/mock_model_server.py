@@ -1,6 +1,7 @@
 """A mock model server for the adapter tests: the Anthropic Messages API, the OpenAI Chat Completions
-API and the OpenAI Responses API (`POST .../responses`, what Codex CLI speaks), streamed (SSE) and not,
-on 127.0.0.1, logging every request.
+API, the OpenAI Responses API (`POST .../responses`, what Codex CLI speaks), streamed (SSE) and not,
+and the Gemini API's streamed call (`POST /v1beta/models/<model>:streamGenerateContent?alt=sse`, what
+Gemini CLI speaks: the gemini_* functions), on 127.0.0.1, logging every request.
 
 Run as a program so it can live inside a network namespace with the CLI under test:
 
@@ -62,14 +63,20 @@ class State:
             return self.queue.pop(0) if self.queue else dict(self.default)
 
 
+GEMINI_PATHS = (":streamGenerateContent",)  # the Gemini API's model calls (Gemini CLI streams)
+
+
 def is_model_call(method: str, path: str) -> bool:
     p = path.split("?", 1)[0].rstrip("/")
-    return method == "POST" and (p.endswith(("/messages", "/chat/completions", "/responses")))
+    return method == "POST" and (p.endswith(("/messages", "/chat/completions", "/responses", *GEMINI_PATHS)))
 
 
 def wire_of(path: str) -> str:
-    """The wire format a model call's path speaks: "anthropic", "openai" (chat completions) or "responses"."""
+    """The wire format a model call's path speaks: "anthropic", "openai" (chat completions), "responses"
+    or "gemini" (`/v1beta/models/<model>:streamGenerateContent`)."""
     p = path.split("?", 1)[0].rstrip("/")
+    if p.endswith(GEMINI_PATHS):
+        return "gemini"
     return "anthropic" if p.endswith("/messages") else "responses" if p.endswith("/responses") else "openai"
 
 
@@ -107,6 +114,67 @@ def responses_message(text: str) -> dict[str, Any]:
 def responses_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:20], "call_id": "call_" + uuid.uuid4().hex[:20],
             "name": name, "arguments": json.dumps(arguments)}  # fmt: skip
+
+
+# -- the Gemini API (what Gemini CLI speaks) ---------------------------------------------------------
+def gemini_model(path: str) -> str:
+    """The model a Gemini call names in its path: `/v1beta/models/<model>:streamGenerateContent`."""
+    return path.split("?", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+
+
+def gemini_usage(tin: int, tout: int, cached: int = 0) -> dict[str, Any]:
+    usage = {"promptTokenCount": tin, "candidatesTokenCount": tout, "totalTokenCount": tin + tout}
+    return {**usage, "cachedContentTokenCount": cached} if cached else usage
+
+
+def gemini_call_part(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"functionCall": {"name": name, "args": args}}
+
+
+def gemini_chunks(model: str, parts: list[dict[str, Any]], usage: dict[str, Any]) -> list[tuple[str | None, object]]:
+    """The SSE events (`alt=sse`) of a streamed reply made of `parts` (text and functionCall parts): the
+    text split over two chunks, the last chunk with finishReason STOP and the usage."""
+    rid = "resp-" + uuid.uuid4().hex[:16]
+    chunks: list[list[dict[str, Any]]] = []
+    for part in parts:
+        if "text" in part and len(part["text"]) > 1:
+            half = len(part["text"]) // 2
+            chunks += [[{"text": part["text"][:half]}], [{"text": part["text"][half:]}]]
+        else:
+            chunks.append([part])
+    chunks = chunks or [[{"text": ""}]]
+    out: list[tuple[str | None, object]] = []
+    for i, c in enumerate(chunks):
+        cand: dict[str, Any] = {"content": {"role": "model", "parts": c}, "index": 0}
+        last = i == len(chunks) - 1
+        if last:
+            cand["finishReason"] = "STOP"
+        data: dict[str, Any] = {"candidates": [cand], "modelVersion": model, "responseId": rid}
+        if last:
+            data["usageMetadata"] = usage
+        out.append((None, data))
+    return out
+
+
+def gemini_tools(req: dict[str, Any]) -> list[dict[str, Any]]:
+    """The function declarations a Gemini request offers (all `tools[].functionDeclarations`)."""
+    return [f for t in req.get("tools") or () if isinstance(t, dict) for f in t.get("functionDeclarations") or ()
+            if isinstance(f, dict)]  # fmt: skip
+
+
+def gemini_user_text(req: dict[str, Any]) -> str:
+    """The text of the last user content that holds text (not only functionResponse parts)."""
+    for c in reversed(req.get("contents") or []):
+        if isinstance(c, dict) and c.get("role") == "user":
+            texts = [str(p["text"]) for p in c.get("parts") or () if isinstance(p, dict) and "text" in p]
+            if texts:
+                return "\n".join(texts)
+    return ""
+
+
+def gemini_error(status: int, message: str) -> dict[str, Any]:
+    names = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 429: "RESOURCE_EXHAUSTED"}
+    return {"error": {"code": status, "message": message, "status": names.get(status, "INTERNAL")}}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -181,6 +249,8 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(float(action["delay"]))
         if kind == "tools":
             if req.get("tools"):
+                if wire == "gemini":
+                    return self._gemini_tool_reply(req, action)
                 if wire == "responses":
                     return self._responses_tool_reply(req, action)
                 return self._tool_reply(req, action, anthropic)
@@ -205,13 +275,16 @@ class Handler(BaseHTTPRequestHandler):
             err_type = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
             message = f"mock error {status}"
             if action.get("echo_key"):  # a careless server that quotes the key back
-                message += " key=" + (self.headers.get("x-api-key") or self.headers.get("authorization") or "")
+                message += " key=" + (self.headers.get("x-api-key") or self.headers.get("authorization")
+                                      or self.headers.get("x-goog-api-key") or "")  # fmt: skip
             data = {"type": "error", "error": {"type": err_type, "message": message}}
-            if not anthropic:
+            if wire == "gemini":
+                data = gemini_error(status, message)
+            elif not anthropic:
                 data = {"error": {"message": message, "type": err_type, "code": status}}
             return self._json(status, data, extra=dict(action.get("headers") or {}))
         if kind == "malformed":
-            if req.get("stream"):
+            if req.get("stream") or wire == "gemini":
                 return self._sse([(None, "{this is not json")])
             return self._send(200, b"{this is not json", extra={})
         text = str(action.get("text", DEFAULT_TEXT))
@@ -221,7 +294,23 @@ class Handler(BaseHTTPRequestHandler):
             return self._anthropic(req, model, text, tin, tout)
         if wire == "responses":
             return self._responses(req, model, text, tin, tout)
+        if wire == "gemini":
+            return self._gemini(req, gemini_model(path), text, tin, tout)
         return self._openai(req, model, text, tin, tout)
+
+    def _gemini(self, req: dict[str, Any], model: str, text: str, tin: int, tout: int) -> None:
+        """A text answer over the Gemini API, streamed (`:streamGenerateContent?alt=sse`)."""
+        self._sse(gemini_chunks(model, [{"text": text}], gemini_usage(tin, tout)))
+
+    def _gemini_tool_reply(self, req: dict[str, Any], action: dict[str, Any]) -> None:
+        """Trigger evals over the Gemini API: a functionCall part for an offered declaration, by the rules."""
+        names = [f.get("name") for f in gemini_tools(req)]
+        said = gemini_user_text(req)
+        rule = next((r for r in action.get("rules") or () if not r.get("when") or r["when"] in said), {})
+        call = rule.get("call") if rule.get("call") in names else None
+        say = str(rule.get("say", "" if call else "I can answer that directly."))
+        parts = ([{"text": say}] if say else []) + ([gemini_call_part(call, {})] if call else [])
+        self._sse(gemini_chunks(gemini_model(self.path), parts, gemini_usage(50, 9)))
 
     def _responses(self, req: dict[str, Any], model: str, text: str, tin: int, tout: int) -> None:
         """A text answer in the OpenAI Responses format, streamed (SSE) or as one JSON object."""

@@ -20,6 +20,7 @@ BUILTINS: Mapping[str, str] = {
     "opencode-cli": "skill_be.adapters.opencode_cli",
     "codex-cli": "skill_be.adapters.codex_cli",
     "copilot-cli": "skill_be.adapters.copilot_cli",
+    "gemini-cli": "skill_be.adapters.gemini_cli",
     "anthropic": "skill_be.adapters.anthropic_api",
     "openai": "skill_be.adapters.openai_api",
     "gemini": "skill_be.adapters.gemini_api",

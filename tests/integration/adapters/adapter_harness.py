@@ -214,14 +214,14 @@ def still_running(pattern: str) -> list[str]:
 # The API each agent CLI speaks to the mock when a test names none, and each adapter's model id.
 DEFAULT_API = {"pi-cli": "anthropic-messages", "opencode-cli": "openai-completions"}
 MODELS = {"claude-cli": "claude-mock-model", "pi-cli": "pi-mock-model", "opencode-cli": "oc-mock-model",
-          "codex-cli": "codex-mock-model"}  # fmt: skip
+          "codex-cli": "codex-mock-model", "gemini-cli": "gemini-mock-model"}  # fmt: skip
 # The CLIs whose adapter has no `provider` or `api` setting: the one wire format each speaks (Codex: the
-# OpenAI Responses API, under /v1).
-ONE_API = {"claude-cli": "", "codex-cli": "/v1"}
+# OpenAI Responses API, under /v1; Gemini CLI: the Gemini API, whose paths start with /v1beta).
+ONE_API = {"claude-cli": "", "codex-cli": "/v1", "gemini-cli": ""}
 
 
 def adapter_for(kind: str, mock: Any, user: UserSetup, api: str | None = None, **settings: object) -> Any:
-    """The adapter `kind` (anthropic, openai, claude-cli, pi-cli, opencode-cli, codex-cli) talking to `mock` with the
+    """The adapter `kind` (anthropic, openai, claude-cli, pi-cli, opencode-cli, codex-cli, gemini-cli) talking to `mock` with the
     user's key: the HTTP adapters directly, each CLI wrapped into the mock's network namespace."""
     environ = user.environ(**{KEY_VAR: user.key})
     if kind in ("anthropic", "openai"):

@@ -91,6 +91,7 @@ BACKENDS: Mapping[str, Backend] = {
     "pi-cli": Backend(_mocked("pi-cli"), "netns", "pi"),
     "opencode-cli": Backend(_mocked("opencode-cli"), "netns", "opencode"),
     "codex-cli": Backend(_mocked("codex-cli"), "netns", "codex"),
+    "gemini-cli": Backend(_mocked("gemini-cli"), "netns", "gemini"),
 }
 
 

@@ -22,6 +22,7 @@ EXPECTED = {  # the pinned version as each CLI prints it (.ci/agent-clis.txt)
     "opencode-cli": "1.18.33",
     "codex-cli": "codex-cli 0.169.0",
     "copilot-cli": "GitHub Copilot CLI 1.0.102.",
+    "gemini-cli": "0.61.0",
 }
 SETTINGS = {name: {"provider": "openai"} for name in ("pi-cli", "opencode-cli", "copilot-cli")}
 

@@ -26,12 +26,15 @@ import agent_model_server as ams  # noqa: E402  (the folder is put on sys.path j
 
 IN_NETNS = os.geteuid() == 0  # unshare -n needs root; as root every run is offline but for loopback
 CLIS = ("claude", "pi", "opencode", "copilot")  # the tests every CLI with file tools and a skill tool or read passes
-ALL_CLIS = (*CLIS, "codex")  # codex has only its shell (test_codex_agent.py has its own run)
+# codex has only its shell (test_codex_agent.py has its own run); gemini shows display text, not what
+# the model saw, as a tool's result (test_gemini_agent.py has its own run)
+ALL_CLIS = (*CLIS, "codex", "gemini")
 KEY = "sk-agent-test-key"
 SKILL = "tidy-logs"
 # Which wire format each CLI is pointed at in these tests (pi, opencode, Copilot CLI and Codex speak the
-# OpenAI one here).
-PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai", "copilot": "openai", "codex": "openai"}
+# OpenAI one here; Gemini CLI only the Gemini API).
+PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai", "copilot": "openai", "codex": "openai",
+            "gemini": "gemini"}  # fmt: skip
 
 
 def cli_bin_dir() -> list[str]:
@@ -158,6 +161,8 @@ PARENT_MARKERS = {
     ".agents/skills/parent-agents/SKILL.md": "MARKER-parent-agents-skill",
     ".pi/skills/parent-pi/SKILL.md": "MARKER-parent-pi-skill",
     ".opencode/skills/parent-opencode/SKILL.md": "MARKER-parent-opencode-skill",
+    "GEMINI.md": "MARKER-parent-gemini-md",
+    ".gemini/skills/parent-gemini/SKILL.md": "MARKER-parent-gemini-skill",
 }
 
 

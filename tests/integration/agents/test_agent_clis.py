@@ -27,7 +27,8 @@ from agent_harness import (
 LOAD = {"claude": "Skill", "pi": "read", "opencode": "skill", "copilot": "skill"}
 READ = {"claude": "Read", "pi": "read", "opencode": "read", "copilot": "view"}
 WRITE = {"claude": "Write", "pi": "write", "opencode": "write", "copilot": "create"}
-SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash", "copilot": "bash", "codex": "exec_command"}
+SHELL = {"claude": "Bash", "pi": "bash", "opencode": "bash", "copilot": "bash", "codex": "exec_command",
+         "gemini": "run_shell_command"}  # fmt: skip
 # Copilot CLI offers its skill tool only when a skill is installed: the baseline has the others.
 SKILL_TOOL_ONLY_WITH_A_SKILL = {"copilot": "skill"}
 NEIGHBOUR = "iso-dates"

@@ -1,4 +1,4 @@
-"""expect.tools over the three pinned CLIs: the scripted model reads a file, loads the skill, writes a
+"""expect.tools over the pinned CLIs with file tools (Gemini CLI's too): the scripted model reads a file, loads the skill, writes a
 file and runs a command with each CLI's own tools; the transcript's calls in the shared vocabulary are
 the same for all three (pi's load is a read), and the lines pass and fail as they should."""
 
@@ -15,10 +15,10 @@ from skill_be.agents.drivers.base import shared_tool
 from skill_be.agents.expect import expect_lines
 from skill_be.project.agent_world import ToolExpect, World
 
-LOAD = {"claude": "skill", "pi": "read", "opencode": "skill", "copilot": "skill"}
+LOAD = {"claude": "skill", "pi": "read", "opencode": "skill", "copilot": "skill", "gemini": "skill"}
 
 
-@pytest.mark.parametrize("cli", CLIS)
+@pytest.mark.parametrize("cli", [*CLIS, "gemini"])
 def test_the_shared_names_and_the_lines_across_clis(agent_server: Any, tmp_path: Path, cli: str) -> None:
     agent_server.reset()
     agent_server.agent(skill=SKILL, load="after_read", read="notes.txt", final="DONE",

@@ -1,4 +1,5 @@
-"""Trigger evals on the real agent CLIs (claude 2.1.197, pi, opencode, codex 0.169.0, copilot) through agent mode's drivers,
+"""Trigger evals on the real agent CLIs (claude 2.1.197, pi, opencode, codex 0.169.0, copilot,
+gemini 0.61.0) through agent mode's drivers,
 against the scripted agent model (tests/support/agent_model_server.py): the skill and a neighbour
 are offered, a load is observed both ways (this skill, the neighbour), a load on turn 2 after a
 file read counts, and an answer that names the skill without loading it does not.
@@ -43,8 +44,10 @@ PROVIDER = {
     "opencode-cli": "openai",
     "codex-cli": "openai",
     "copilot-cli": "openai",
+    "gemini-cli": "gemini",
 }
-ONE_WIRE = ("claude-cli", "codex-cli")  # the adapters with no provider setting: each speaks one wire format
+# The adapters with no provider setting: each speaks one wire format.
+ONE_WIRE = ("claude-cli", "codex-cli", "gemini-cli")
 CASES = [  # (the skill the model loads, how), the choice expected
     (("duration", "after_read"), "duration"),  # looks around on turn 1, loads on turn 2
     (("money", "offered"), "money"),  # the neighbour instead
@@ -67,7 +70,7 @@ def test_the_loaded_skill_is_read_from_the_transcript(server: Any, cli: str, tmp
     provider = PROVIDER[cli]
     url = server.base_url + ("/v1" if provider == "openai" else "")
     settings = {"adapter": cli, "id": "agent-mock", "baseUrl": url, "apiKeyEnv": "TRIGGER_KEY"}
-    if cli not in ONE_WIRE:  # claude speaks anthropic only and codex the Responses API; neither takes a provider
+    if cli not in ONE_WIRE:  # claude, codex and gemini speak one API each; none takes a provider
         settings["provider"] = provider
     entry = AdapterEntry(cli, "agent-mock", settings, Where("skill-be.yaml", "model"))
     warnings: list[str] = []
@@ -84,12 +87,15 @@ def test_the_loaded_skill_is_read_from_the_transcript(server: Any, cli: str, tmp
     tools = {
         t.get("name") or (t.get("function") or {}).get("name")
         for call in server.model_calls()
-        for t in json.loads(call["body"] or "{}").get("tools") or ()
+        for tool in json.loads(call["body"] or "{}").get("tools") or ()
+        for t in tool.get("functionDeclarations") or [tool]  # the Gemini API nests its declarations
     }
     if cli == "codex-cli":  # Codex's tools cannot be chosen: it looks around and loads a skill with its shell
         assert "exec_command" in tools and not tools & {"Write", "write", "Edit", "edit", "apply_patch"}, tools
         return
-    assert tools and not tools & {"Bash", "bash", "Write", "write", "Edit", "edit"}, tools
+    assert None not in tools, tools
+    acting = {"Bash", "bash", "Write", "write", "Edit", "edit", "run_shell_command", "write_file", "replace"}
+    assert tools and not tools & acting, tools
 
 
 @pytest.mark.parametrize("cli", sorted(PROVIDER))

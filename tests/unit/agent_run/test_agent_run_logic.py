@@ -71,6 +71,8 @@ def test_the_egress_plan_tunnels_http_base_urls_and_allows_https_hosts_only() ->
     assert plan.env()["HTTPS_PROXY"] == f"http://127.0.0.1:{CONNECT_PORT}"
     with pytest.raises(ValueError):
         plan.rewrite(ModelEndpoint("m", "anthropic", base_url="http://10.0.0.1:80"))
+    # A Gemini model without a baseUrl reaches Google's host, and only that one.
+    assert plan_for([ModelEndpoint("m", "gemini")]).allow == ("generativelanguage.googleapis.com:443",)
 
 
 def _connect(sock_path: str, target: str) -> tuple[str, socket.socket]:

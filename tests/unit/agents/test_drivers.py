@@ -16,17 +16,19 @@ from skill_be.agents.drivers.base import AgentLimits, AgentSetup, ModelEndpoint,
 
 WS, HOME = PurePosixPath("/work/ws"), PurePosixPath("/work/home")
 KEY = "sk-unit-secret"
-PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai", "codex": "openai"}
+PROVIDER = {"claude": "anthropic", "pi": "openai", "opencode": "openai", "codex": "openai", "gemini": "gemini"}
 
 
 def setup(cli: str, **kw: object) -> AgentSetup:
     skill = SkillToInstall("tidy", "Tidy logs.", {"SKILL.md": b"---\nname: tidy\n---\nbody\n", "scripts/a.sh": b"x"})
-    ep = ModelEndpoint("m", PROVIDER[cli], "http://127.0.0.1:9" + ("/v1" if cli != "claude" else ""), KEY)
+    ep = ModelEndpoint(
+        "m", PROVIDER[cli], "http://127.0.0.1:9" + ("/v1" if cli not in ("claude", "gemini") else ""), KEY
+    )
     args: dict[str, object] = {"prompt": "do it", "endpoint": ep, "skills": (skill,), **kw}
     return AgentSetup(**args)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("cli", ["claude", "pi", "opencode", "codex"])
+@pytest.mark.parametrize("cli", ["claude", "pi", "opencode", "codex", "gemini"])
 def test_a_launch_writes_only_under_home_keeps_the_key_out_of_files_and_the_callers_env_out(
     cli: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -43,6 +45,8 @@ def test_a_launch_writes_only_under_home_keeps_the_key_out_of_files_and_the_call
     assert launch.env["HOME"] == str(HOME)
     if cli == "opencode":  # on stdin, through the wrapper: opencode quotes an argument with spaces
         assert launch.files[HOME / ".skill-be" / "prompt.txt"] == b"do it"
+    elif cli == "gemini":  # one argument, so a prompt that starts with "-" is no option
+        assert launch.argv[-1] == "--prompt=do it"
     else:
         assert launch.argv[-1] == "do it"
 

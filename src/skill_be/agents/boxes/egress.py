@@ -29,7 +29,8 @@ from skill_be.agents.drivers.base import ModelEndpoint
 SOCKETS = "/egress"  # where the proxy's sockets are, in both containers
 CONNECT_PORT = 39000  # the relay's port for HTTPS_PROXY inside the agent container
 FIRST_TUNNEL_PORT = 39001
-DEFAULT_HOSTS = {"anthropic": ("api.anthropic.com", 443), "openai": ("api.openai.com", 443)}
+DEFAULT_HOSTS = {"anthropic": ("api.anthropic.com", 443), "openai": ("api.openai.com", 443),
+                 "gemini": ("generativelanguage.googleapis.com", 443)}  # fmt: skip
 PROXY_SOURCE = Path(__file__).with_name("egress_main.py")
 READY_SECONDS = 20.0
 

@@ -23,6 +23,7 @@ DRIVERS: Mapping[str, str] = {
     "opencode-cli": "skill_be.agents.drivers.opencode",
     "codex-cli": "skill_be.agents.drivers.codex",
     "copilot-cli": "skill_be.agents.drivers.copilot",
+    "gemini-cli": "skill_be.agents.drivers.gemini",
     "fake": "skill_be.agents.drivers.fake",  # a canned agent that does nothing (run --fake)
 }
 
