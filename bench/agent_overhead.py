@@ -5,7 +5,7 @@ machine (its driver's launch alone: no relay, no container), and through skill-b
 in and out, stream parsed, record and diff built), side by side in the same run; then 8 runs through
 skill-be at concurrency 4 against the ideal (2 x one run).
 
-    python bench/agent_overhead.py [--cli claude|pi|opencode|codex|copilot|all] [--runs 5] [--parallel 8] [--concurrency 4]
+    python bench/agent_overhead.py [--cli claude|pi|opencode|codex|copilot|gemini|all] [--runs 5] [--parallel 8] [--concurrency 4]
 
 Targets: overhead at most 1.0 s per run for every CLI; 8 runs at concurrency 4 within 1.3x of the ideal.
 Needs Docker, skill-be's image (.ci/steps/40-docker.sh) and the CLIs on PATH (.ci/env)."""
@@ -44,8 +44,8 @@ def load_server() -> Any:
     return load_support("agent_model_server")
 
 
-CLIS = ("claude", "pi", "opencode", "codex", "copilot")
-WIRE = {"claude": "anthropic"}  # the rest speak OpenAI's wire formats to the scripted model, under /v1
+CLIS = ("claude", "pi", "opencode", "codex", "copilot", "gemini")
+WIRE = {"claude": "anthropic", "gemini": "gemini"}  # the rest speak OpenAI's wire formats, under /v1
 
 
 def setup_for(server: Any, cli: str = "claude") -> AgentSetup:
