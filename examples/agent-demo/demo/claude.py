@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A scripted stand-in for Claude Code as an agent, so the demo runs offline with no key: it reads the
 launch the way `claude -p --output-format stream-json` does (the prompt after `--`, the skills under
-$CLAUDE_CONFIG_DIR/skills), loads the changelog skill with the Skill tool when it is offered, edits
+$CLAUDE_CONFIG_DIR/skills), loads the changelog skill with the Skill tool when it is offered (unless
+its model id names "skeptic"), edits
 CHANGELOG.md, runs a command, and prints Claude Code's stream-json events. Without the skill it writes
 a plain line instead. It says nothing about a real model: use skill-be.yaml for that."""
 
@@ -37,7 +38,10 @@ def tool(name, args, result):
 
 
 emit(type="system", subtype="init", skills=offered, tools=["Skill", "Read", "Write", "Edit", "Bash"])
-loaded = "changelog" in offered and "changelog" in prompt.lower()
+# The model id (`--model`): one that names "skeptic" never loads a skill, so the two-agents demo
+# (skill-be.two-agents.demo.yaml) has an agent the skill cannot help.
+model = sys.argv[sys.argv.index("--model") + 1] if "--model" in sys.argv else ""
+loaded = "changelog" in offered and "changelog" in prompt.lower() and "skeptic" not in model
 if loaded:
     tool("Skill", {"skill": "changelog"}, "Launching skill: changelog")
 path = os.path.join(os.getcwd(), "CHANGELOG.md")
