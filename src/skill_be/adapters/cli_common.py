@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from skill_be.adapters.base import AdapterEnv, AdapterStartError, CallError
 from skill_be.adapters.credentials import api_key
@@ -75,6 +77,18 @@ def call_dir(root: str, prefix: str) -> Iterator[Path]:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def json_events(out: bytes | str) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a CLI's JSON-lines output, one a line; any other line is skipped."""
+    text = out.decode("utf-8", errors="replace") if isinstance(out, bytes) else out
+    for line in text.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            yield event
 
 
 class CliAdapter:

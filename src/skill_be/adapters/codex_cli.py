@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
-from skill_be.adapters.cli_common import NO_TOOLS_NOTE, CliAdapter, CliSpec, call_dir, child_env
+from skill_be.adapters.cli_common import NO_TOOLS_NOTE, CliAdapter, CliSpec, call_dir, child_env, json_events
 from skill_be.proc import ProcessResult
 from skill_be.project.config import AdapterEntry
 
@@ -98,13 +98,7 @@ class CodexCliAdapter(CliAdapter):
 
     def read_events(self, result: ProcessResult) -> Answer:
         text, tin, tout, seen = "", 0, 0, False
-        for line in result.stdout.decode("utf-8", errors="replace").splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(event, dict):
-                continue
+        for event in json_events(result.stdout):
             kind, item = event.get("type"), event.get("item")
             if kind == "turn.failed" or kind == "error":
                 err = event.get("error")

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
-from skill_be.adapters.cli_common import NO_TOOLS_NOTE, CliAdapter, CliSpec, call_dir, child_env
+from skill_be.adapters.cli_common import NO_TOOLS_NOTE, CliAdapter, CliSpec, call_dir, child_env, json_events
 from skill_be.proc import ProcessResult
 from skill_be.project.config import AdapterEntry
 
@@ -97,13 +97,7 @@ class GeminiCliAdapter(CliAdapter):
 
     def read_events(self, result: ProcessResult) -> Answer:
         text, usage = "", None
-        for line in result.stdout.decode("utf-8", errors="replace").splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(event, dict):
-                continue
+        for event in json_events(result.stdout):
             kind = event.get("type")
             if kind == "message" and event.get("role") == "assistant":
                 text += str(event.get("content") or "")

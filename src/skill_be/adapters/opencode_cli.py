@@ -8,7 +8,16 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
-from skill_be.adapters.cli_common import APIS, NO_TOOLS_NOTE, CliAdapter, CliSpec, call_dir, child_env, choice_setting
+from skill_be.adapters.cli_common import (
+    APIS,
+    NO_TOOLS_NOTE,
+    CliAdapter,
+    CliSpec,
+    call_dir,
+    child_env,
+    choice_setting,
+    json_events,
+)
 from skill_be.proc import ProcessResult
 from skill_be.project import where as v
 from skill_be.project.config import AdapterEntry
@@ -133,13 +142,7 @@ class OpencodeCliAdapter(CliAdapter):
         texts: list[str] = []
         tin = tout = 0
         seen_tokens = False
-        for line in result.stdout.decode("utf-8", errors="replace").splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(event, dict):
-                continue
+        for event in json_events(result.stdout):
             kind = event.get("type")
             part = event.get("part") if isinstance(event.get("part"), dict) else {}
             assert isinstance(part, dict)
