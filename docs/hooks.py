@@ -153,5 +153,16 @@ def render(markdown: str) -> str:
     return MARKER.sub(fill, markdown)
 
 
-def on_page_markdown(markdown: str, **_: Any) -> str:
+# A link to one of the project's own pages on GitHub (docs/ at github.com) leaves the site for a copy
+# of the same page, or for a stale one: the site's own relative link is the way (the build fails).
+GITHUB_PAGE = re.compile(r"\]\((https://github\.com/ngwes/skill-be/(?:blob|tree)/[^/)]+/docs/[^)]*)\)")
+
+
+def on_page_markdown(markdown: str, page: Any = None, **_: Any) -> str:
+    found = GITHUB_PAGE.search(markdown)
+    if found:
+        where = getattr(getattr(page, "file", None), "src_path", "a page")
+        raise ValueError(
+            f"{where}: links to {found.group(1)}, a page of this site on GitHub; link the page itself (a relative .md link)"
+        )
     return render(markdown)

@@ -47,21 +47,26 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert "skill-be verify" in html and "--dry-run" in html  # the generated table is there
 
 
-@pytest.mark.parametrize("breakage", ["link", "orphan"])
+GITHUB_LINK = "[out](https://github.com/ngwes/skill-be/blob/main/docs/agent-mode.md)"
+
+
+@pytest.mark.parametrize("breakage", ["link", "orphan", "github"])
 def test_a_broken_link_or_an_orphan_page_fails_the_build(tmp_path: Path, breakage: str) -> None:
     copy = tmp_path / "repo"
     copy.mkdir()
     shutil.copytree(DOCS, copy / "docs")
     shutil.copy(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
     shutil.copy(ROOT / "ARCHITECTURE.md", copy / "ARCHITECTURE.md")
-    if breakage == "link":
+    if breakage in ("link", "github"):  # github: a link out to one of the site's own pages on GitHub
         page = copy / "docs" / "index.md"
-        page.write_text(page.read_text(encoding="utf-8") + "\n[gone](no-such-page.md)\n", encoding="utf-8")
+        link = "[gone](no-such-page.md)" if breakage == "link" else GITHUB_LINK
+        page.write_text(page.read_text(encoding="utf-8") + f"\n{link}\n", encoding="utf-8")
     else:
         (copy / "docs" / "stray.md").write_text("# Stray\n", encoding="utf-8")
     done = build(copy, tmp_path / "site")
     assert done.returncode != 0
-    assert ("no-such-page.md" if breakage == "link" else "stray.md") in done.stdout + done.stderr
+    said = {"link": "no-such-page.md", "orphan": "stray.md", "github": "a page of this site on GitHub"}[breakage]
+    assert said in done.stdout + done.stderr
 
 
 def runnable_blocks() -> list[tuple[str, str]]:
