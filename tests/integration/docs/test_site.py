@@ -142,3 +142,18 @@ def test_the_readme_is_a_front_page_with_the_two_commands_and_live_links() -> No
     for link in links:
         assert (ROOT / link).is_file(), link
     assert "ngwes/skill-be@v1" in readme
+
+
+def test_the_front_page_shows_what_the_demo_really_prints(tmp_path: Path) -> None:
+    """Each line of the front page's output example is a line the incident-summary demo prints."""
+    page = (DOCS / "index.md").read_text(encoding="utf-8")
+    block = page.split("## What a run says", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    shutil.copytree(
+        ROOT / "examples" / "incident-summary", tmp_path / "demo", ignore=shutil.ignore_patterns(".skill-be")
+    )
+    done = subprocess.run([sys.executable, "-m", "skill_be", "run", "--config", "skill-be.demo.yaml"],
+                          cwd=tmp_path / "demo", capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    printed = set(done.stdout.splitlines())
+    missing = [line for line in block.splitlines() if line.strip() and line not in printed]
+    assert missing == [], missing
