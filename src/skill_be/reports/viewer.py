@@ -204,10 +204,7 @@ def rates_chart(skill: str, points: Sequence[Point | None]) -> str:
 
 
 def _svg(kind: str, label: str, parts: Sequence[str]) -> str:
-    return (
-        f'<svg class="{kind}" role="img" aria-label="{label}" viewBox="0 0 {W} {H}" '
-        f'xmlns="http://www.w3.org/2000/svg">{"".join(parts)}</svg>'
-    )
+    return f'<svg class="{kind}" role="img" aria-label="{label}" viewBox="0 0 {W} {H}">{"".join(parts)}</svg>'
 
 
 def _charts(runs: Sequence[RunEntry]) -> str:
