@@ -115,10 +115,11 @@ def run_row(entry: RunEntry) -> str:
     marks = [m for m, on in (("fake run", doc.get("fakeRun")), ("interrupted", doc.get("interrupted"))) if on]
     mark = f' <span class="muted">({", ".join(marks)})</span>' if marks else ""
     skills = "".join(_skill_item(n, s) for n, s in (doc.get("skills") or {}).items())
-    commit = html_text(str(doc.get("commit") or "—"))
+    full = str(doc.get("commit") or "")
+    commit = f'<code title="{html_text(full)}">{html_text(full[:10])}</code>' if full else "—"
     return (
         f'<tr class="run"><td class="name"><a class="run-link" href="{html_text(page_href(entry.name))}">'
-        f"{name}</a>{mark}</td><td>{html_text(run_date(doc))}</td><td><code>{commit}</code></td>"
+        f"{name}</a>{mark}</td><td>{html_text(run_date(doc))}</td><td>{commit}</td>"
         f'<td><ul class="skills">{skills}</ul></td></tr>'
     )
 
@@ -128,6 +129,7 @@ class Point:
     """One run of one skill on its chart: the overall effect (points) and both arms' pass rates (percent)."""
 
     run: str
+    commit: str  # " at <commit>", or ""
     effect: Mapping[str, Any] | None
     rates: tuple[float, float] | None
 
@@ -137,11 +139,12 @@ def skill_points(runs: Sequence[RunEntry], skill: str) -> list[Point | None]:
     out: list[Point | None] = []
     for r in runs:
         s = (r.doc or {}).get("skills", {}).get(skill) if r.doc else None
-        out.append(None if s is None else Point(r.name, s.get("effect"), pass_rates(s)))
+        at = f" at {str(r.doc['commit'])[:10]}" if r.doc and r.doc.get("commit") else ""
+        out.append(None if s is None else Point(r.name, at, s.get("effect"), pass_rates(s)))
     return out
 
 
-W, H, LEFT, RIGHT, TOP, BOTTOM = 720, 200, 48, 16, 12, 28
+W, H, LEFT, RIGHT, TOP, BOTTOM = 720, 210, 60, 40, 12, 34
 
 
 def _x(i: int, n: int) -> float:
@@ -165,10 +168,28 @@ def _frame(low: int, high: int, ticks: Sequence[int], unit: str, zero: bool) -> 
     return parts
 
 
-def effect_chart(skill: str, points: Sequence[Point | None]) -> str:
+def run_label(name: str) -> str:
+    """A run folder's name as an axis label: 12-03 12:29 for 2026-12-03T12-29-35-133Z."""
+    if len(name) >= 16 and name[4] == "-" and name[10] == "T":
+        return f"{name[5:10]} {name[11:16].replace('-', ':')}"
+    return name[:12]
+
+
+def _x_labels(runs: Sequence[str]) -> list[str]:
+    """Under the chart: every run's label, or every k-th so that at most 8 show."""
+    n = len(runs)
+    step = max(1, -(-n // 8))
+    return [
+        f'<text class="run" x="{_x(i, n):.1f}" y="{H - 8}" text-anchor="middle">{html_text(run_label(r))}</text>'
+        for i, r in enumerate(runs)
+        if i % step == 0
+    ]
+
+
+def effect_chart(skill: str, points: Sequence[Point | None], runs: Sequence[str] = ()) -> str:
     """The overall effect per run (a dot and its 95% interval, -100 to +100 points), oldest left."""
     n = len(points)
-    parts = _frame(-100, 100, (-100, -50, 0, 50, 100), "pp", zero=True)
+    parts = [*_frame(-100, 100, (-100, -50, 0, 50, 100), "pp", zero=True), *_x_labels(runs)]
     line = []
     for i, p in enumerate(points):
         if p is None or not p.effect:
@@ -176,7 +197,7 @@ def effect_chart(skill: str, points: Sequence[Point | None]) -> str:
         x, e = _x(i, n), p.effect
         y, lo, hi = (_y(float(e[k]), -100, 100) for k in ("estimate", "low", "high"))
         parts.append(f'<line class="interval" x1="{x:.1f}" y1="{hi:.1f}" x2="{x:.1f}" y2="{lo:.1f}"/>')
-        tip = html_text(f"{p.run}: {effect_text(e)}")
+        tip = html_text(f"{p.run}{p.commit}: {effect_text(e)}")
         parts.append(f'<circle class="point" cx="{x:.1f}" cy="{y:.1f}" r="4"><title>{tip}</title></circle>')
         line.append(f"{x:.1f},{y:.1f}")
     if len(line) > 1:
@@ -185,10 +206,10 @@ def effect_chart(skill: str, points: Sequence[Point | None]) -> str:
     return _svg("effect", label, parts)
 
 
-def rates_chart(skill: str, points: Sequence[Point | None]) -> str:
+def rates_chart(skill: str, points: Sequence[Point | None], runs: Sequence[str] = ()) -> str:
     """Both arms' pass rates per run (0 to 100%), baseline and with the skill, oldest left."""
     n = len(points)
-    parts = _frame(0, 100, (0, 50, 100), "%", zero=False)
+    parts = [*_frame(0, 100, (0, 50, 100), "%", zero=False), *_x_labels(runs)]
     for arm, k in (("baseline", 0), ("with-skill", 1)):
         line = []
         for i, p in enumerate(points):
@@ -209,12 +230,13 @@ def _svg(kind: str, label: str, parts: Sequence[str]) -> str:
 
 def _charts(runs: Sequence[RunEntry]) -> str:
     names = list(dict.fromkeys(n for r in runs if r.doc for n in (r.doc.get("skills") or {})))
+    names_of = [r.name for r in runs]
     out = []
     for name in names:
         points = skill_points(runs, name)
         out.append(
             f'<figure class="chart" data-skill="{html_text(name)}"><h3>{html_text(name)}</h3>'
-            f"{effect_chart(name, points)}{rates_chart(name, points)}"
+            f"{effect_chart(name, points, runs=names_of)}{rates_chart(name, points, runs=names_of)}"
             '<figcaption class="legend muted">Top: the overall effect with its 95% interval. Bottom: '
             '<span class="baseline">baseline</span> and <span class="with-skill">with the skill</span>, '
             "the share of lines passed. One point per run, oldest left.</figcaption></figure>"

@@ -86,6 +86,8 @@ def test_the_command_serves_three_runs_until_ctrl_c(results: Path) -> None:
         assert len(rows) == 3
         names = sorted(p.name for p in results.iterdir())
         assert [re.search(r">(2[^<]+)</a>", r).group(1) for r in rows] == names[::-1]  # type: ignore[union-attr]
+        commits = (project / "commits.txt").read_text().split()
+        assert [re.search(r'<code title="([0-9a-f]{40})">', r).group(1) for r in rows] == commits[::-1]  # type: ignore[union-attr]
         effect = re.search(r'<svg class="effect".*?</svg>', page, re.S).group(0)  # type: ignore[union-attr]
         assert effect.count('<circle class="point"') == 3
         rates = re.search(r'<svg class="rates".*?</svg>', page, re.S).group(0)  # type: ignore[union-attr]

@@ -55,11 +55,11 @@ def test_the_index_lists_every_run_newest_first_with_its_verdicts_and_effects() 
     ]
     assert '<span class="error">ERROR</span>' in got[0] and "dates" in got[0]
     assert '<span class="blocked">NOT READY</span>' in got[1] and "-30pp [-60, -2] better" in got[1]
-    assert "<code>abc1234</code>" in got[1] and "2026-12-03 10:00:00+00:00" in got[1]
+    assert '<code title="abc1234">abc1234</code>' in got[1] and "2026-12-03 10:00:00+00:00" in got[1]
     assert "unreadable: summary.json: line 3:1: not JSON" in got[2] and "run-link" not in got[2]
     assert '<span class="ready">READY</span>' in got[3] and "+20pp [-5, +45] better" in got[3]
     assert '<a class="run-link" href="2026-12-01T10-00-00-000Z/results.html">' in got[3]
-    assert "<code>—</code>" in got[3]  # no commit recorded
+    assert "<td>—</td>" in got[3]  # no commit recorded
 
 
 def test_a_chart_per_skill_with_a_point_per_run_that_has_it() -> None:
@@ -76,7 +76,17 @@ def test_a_chart_per_skill_with_a_point_per_run_that_has_it() -> None:
     assert abs(ys[0] - viewer._y(20, -100, 100)) < 0.1 and abs(ys[1] - viewer._y(-30, -100, 100)) < 0.1
     assert ys[1] > ys[0]  # a lower effect is drawn lower
     assert effect.count('class="interval"') == 3
+    assert "2026-12-03T10-00-00-000Z at abc1234: -30pp [-60, -2] better" in effect  # the point's tooltip
+    labels = re.findall(r'<text class="run"[^>]*>([^<]+)</text>', effect)
+    assert labels == ["12-01 10:00", "12-02 10:00", "12-03 10:00", "12-04 10:00"]  # a slot per run
     assert len(re.findall(r'<circle class="point"', dict(charts)["dates"])) == 1
+
+
+def test_at_most_eight_run_labels_under_a_chart() -> None:
+    runs = [f"2026-12-{d:02d}T10-00-00-000Z" for d in range(1, 21)]
+    labels = re.findall(r'<text class="run"', viewer.effect_chart("s", [None] * 20, runs))
+    assert len(labels) == 7  # every third of 20
+    assert viewer.run_label("my-run") == "my-run"
 
 
 def test_the_pass_rate_chart_draws_both_arms() -> None:
