@@ -30,20 +30,35 @@ def results_folder(config_path: Path, folder: str | None) -> Path:
     return root
 
 
+CONSOLE = frozenset({"www-browser", "links", "elinks", "lynx", "w3m"})  # they would take the terminal over
+
+
 def open_browser(url: str) -> str:
     """The default browser on `url`, through the standard library; never fails. A text-mode browser
-    (one that would take the terminal over) is not started. Returns the line to print, or ''."""
+    is not started. Returns the line to print, or ''."""
     import webbrowser
 
     try:
         browser = webbrowser.get()
-        if type(browser) is webbrowser.GenericBrowser:  # lynx, w3m and the like: the terminal's
+        if Path(str(getattr(browser, "name", ""))).name in CONSOLE:
             return "no graphical browser here: open the address yourself"
         if browser.open(url):
             return ""
-    except Exception:  # no browser at all, or one that fails to start
+    except Exception:  # no browser at all (webbrowser.Error), or one that fails to start
         pass
     return "no browser could be opened: open the address yourself"
+
+
+def _open_aside(url: str) -> None:
+    """open_browser in a thread of its own: a browser command that waits never holds the server up."""
+    import threading
+
+    def go() -> None:
+        note = open_browser(url)
+        if note:
+            print(note, file=sys.stderr, flush=True)
+
+    threading.Thread(target=go, daemon=True).start()
 
 
 def main(config_path: Path, folder: str | None = None, port: int = 0, no_browser: bool = False) -> int:
@@ -61,9 +76,7 @@ def main(config_path: Path, folder: str | None = None, port: int = 0, no_browser
     url = f"http://127.0.0.1:{httpd.server_address[1]}/"
     print(f"Serving {shown(root)} at {url} (Ctrl-C to stop)", flush=True)
     if not no_browser:
-        note = open_browser(url)
-        if note:
-            print(note, file=sys.stderr, flush=True)
+        _open_aside(url)
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:

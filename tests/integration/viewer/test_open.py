@@ -230,3 +230,55 @@ class socketed:
 
     def __exit__(self, *exc: object) -> None:
         self.s.close()
+
+
+def test_the_default_browser_is_opened_on_the_address(results: Path, tmp_path: Path) -> None:
+    """BROWSER names the browser command for the standard library's webbrowser: a script that
+    records the address it is given stands in for it."""
+    record = tmp_path / "browser.py"
+    record.write_text("import sys, pathlib\npathlib.Path(sys.argv[2]).write_text(sys.argv[1])\n")
+    seen = tmp_path / "seen.txt"
+    p = subprocess.Popen(
+        [sys.executable, "-m", "skill_be", "open", str(results)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**env(), "BROWSER": f"{sys.executable} {record} %s {seen}"},
+    )
+    try:
+        assert p.stdout is not None
+        url = re.search(r"http://\S+/", p.stdout.readline())
+        assert url
+        for _ in range(100):
+            if seen.is_file():
+                break
+            threading.Event().wait(0.1)
+        assert seen.read_text() == url.group(0)
+    finally:
+        p.send_signal(signal.SIGINT)
+        _out, err = p.communicate(timeout=30)
+    assert p.returncode == 0 and err == "", err
+
+
+def test_no_browser_at_all_is_a_line_never_a_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import webbrowser
+
+    from skill_be.commands.open import open_browser
+
+    def fresh(browser: str) -> None:  # the standard library's browser list, found again from the environment
+        monkeypatch.setenv("BROWSER", browser)
+        monkeypatch.setattr(webbrowser, "_tryorder", None)
+        monkeypatch.setattr(webbrowser, "_browsers", {})
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    fresh(str(tmp_path / "no-such-browser"))
+    assert open_browser("http://127.0.0.1:1/") == "no browser could be opened: open the address yourself"
+    lynx = tmp_path / "lynx"
+    lynx.write_text(f"#!/bin/sh\ntouch {tmp_path / 'ran'}\n")
+    lynx.chmod(0o755)
+    fresh("lynx")  # a text-mode browser would take the terminal over: not started
+    assert open_browser("http://127.0.0.1:1/") == "no graphical browser here: open the address yourself"
+    assert not (tmp_path / "ran").exists()
