@@ -5,6 +5,7 @@ files of a run; Ctrl-C; bad input; no file outside the folder (with the control 
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import re
 import shutil
@@ -282,3 +283,19 @@ def test_no_browser_at_all_is_a_line_never_a_failure(tmp_path: Path, monkeypatch
     fresh("lynx")  # a text-mode browser would take the terminal over: not started
     assert open_browser("http://127.0.0.1:1/") == "no graphical browser here: open the address yourself"
     assert not (tmp_path / "ran").exists()
+
+
+def test_run_and_regrade_record_the_commit_and_a_folder_outside_git_none(results: Path, tmp_path: Path) -> None:
+    from tests.e2e.run.helpers import run
+
+    copy = tmp_path / "project"
+    shutil.copytree(results.parents[1], copy, symlinks=True)
+    head = (copy / "commits.txt").read_text().split()[-1]
+    assert run(copy, "regrade").code in (0, 1)
+    newest = sorted((copy / ".skill-be" / "results").iterdir())[-1]
+    doc = json.loads((newest / "summary.json").read_text())
+    assert "regradeOf" in doc and doc["commit"] == head
+    shutil.rmtree(copy / ".git")  # control: outside git no commit is recorded
+    assert run(copy, "run").code in (0, 1)
+    newest = sorted((copy / ".skill-be" / "results").iterdir())[-1]
+    assert "commit" not in json.loads((newest / "summary.json").read_text())
