@@ -5,11 +5,13 @@ reports/html.py) and the files under the results folder; nothing outside that fo
 from __future__ import annotations
 
 import http.server
+import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from skill_be.paths import shown
+from skill_be.reports.quote import one_line
 
 PAGE = "results.html"
 TYPES = {".json": "application/json", ".html": "text/plain"}  # only the index and run pages are HTML
@@ -102,6 +104,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 status, kind, data = answer(self.root, self.path)
             except OSError:
                 status, kind, data = NOT_FOUND
+            except Exception as e:  # a page that cannot be rendered: this request fails, the server serves on
+                why = one_line(f"{type(e).__name__}: {e}", 300)
+                print(f"skill-be open: {self.path}: cannot be shown ({why})", file=sys.stderr, flush=True)
+                status, kind, data = 500, NOT_FOUND[1], f"cannot be shown: {why}\n".encode()
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))

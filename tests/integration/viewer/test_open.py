@@ -299,3 +299,24 @@ def test_run_and_regrade_record_the_commit_and_a_folder_outside_git_none(results
     assert run(copy, "run").code in (0, 1)
     newest = sorted((copy / ".skill-be" / "results").iterdir())[-1]
     assert "commit" not in json.loads((newest / "summary.json").read_text())
+
+
+def test_a_page_that_cannot_be_rendered_is_a_500_and_the_server_serves_on(
+    results: Path, tmp_path: Path, serve: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import skill_be.reports.html
+
+    copy = tmp_path / "results"
+    shutil.copytree(results, copy)
+    first = sorted(copy.iterdir())[0]
+
+    def broken(*args: object, **kwargs: object) -> str:
+        raise KeyError("scenarios")
+
+    monkeypatch.setattr(skill_be.reports.html, "render_html", broken)
+    port = serve(copy)  # type: ignore[operator]
+    status, _, body = get(port, f"/{first.name}/results.html")
+    assert status == 500 and body == b"cannot be shown: KeyError: 'scenarios'\n"
+    assert get(port, "/")[0] == 200
+    err = capsys.readouterr().err
+    assert err == f"skill-be open: /{first.name}/results.html: cannot be shown (KeyError: 'scenarios')\n"
