@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 from skill_be.paths import shown
 from skill_be.reports.quote import one_line
+from skill_be.results.run_pages import Seen
 
 PAGE = "results.html"
 TYPES = {".json": "application/json", ".html": "text/plain"}  # only the index and run pages are HTML
@@ -23,11 +24,11 @@ SECURITY = {
 }
 
 
-def index(root: Path) -> bytes:
+def index(root: Path, seen: Seen) -> bytes:
     from skill_be.reports.viewer import index_page
     from skill_be.results.run_pages import run_entries
 
-    return index_page(run_entries(root), shown(root)).encode("utf-8")
+    return index_page(run_entries(root, seen), shown(root)).encode("utf-8")
 
 
 def run_page(root: Path, name: str) -> bytes | None:
@@ -67,11 +68,11 @@ HTML = "text/html; charset=utf-8"
 NOT_FOUND = (404, "text/plain; charset=utf-8", b"not found\n")
 
 
-def answer(root: Path, raw_path: str) -> tuple[int, str, bytes]:
-    """(status, content type, body) for one GET of `raw_path`."""
+def answer(root: Path, raw_path: str, seen: Seen | None = None) -> tuple[int, str, bytes]:
+    """(status, content type, body) for one GET of `raw_path`; `seen` keeps the summaries read."""
     path = unquote(urlsplit(raw_path).path)
     if path in ("/", "/index.html"):
-        return 200, HTML, index(root)
+        return 200, HTML, index(root, {} if seen is None else seen)
     parts = path.removeprefix("/").split("/")
     if len(parts) == 2 and parts[1] == PAGE:
         page = run_page(root, parts[0]) if confined(root, [parts[0], "summary.json"]) else None
@@ -87,6 +88,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     root: Path
     hosts: frozenset[str]
+    seen: Seen
     server_version = "skill-be"
     sys_version = ""
 
@@ -101,7 +103,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             status, kind, data = 403, NOT_FOUND[1], b"forbidden host\n"
         else:
             try:
-                status, kind, data = answer(self.root, self.path)
+                # the summaries read are kept for the next index (two at once may read one twice: harmless)
+                status, kind, data = answer(self.root, self.path, self.seen)
             except OSError:
                 status, kind, data = NOT_FOUND
             except Exception as e:  # a page that cannot be rendered: this request fails, the server serves on
@@ -129,6 +132,7 @@ def server(root: Path, port: int) -> http.server.ThreadingHTTPServer:
         pass
 
     RunsHandler.root = root.resolve()
+    RunsHandler.seen = {}
     RunsHandler.hosts = frozenset()
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), RunsHandler)
     httpd.daemon_threads = True

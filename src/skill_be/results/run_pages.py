@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +40,27 @@ def read_entry(path: Path) -> RunEntry:
     return RunEntry(path.name, json.loads(text), "", has_page)
 
 
-def run_entries(results: Path) -> list[RunEntry]:
-    """Every run folder under the results folder (those with a summary.json), oldest first."""
-    return [read_entry(p) for p in run_folders(results)]
+Seen = dict[Path, tuple[tuple[int, int], RunEntry]]  # a folder -> its summary.json's (mtime, size), entry
+
+
+def run_entries(results: Path, seen: Seen | None = None) -> list[RunEntry]:
+    """Every run folder under the results folder (those with a summary.json), oldest first. With
+    `seen`, a summary.json unchanged since it was last read (same time and size) is not read again."""
+    out = []
+    for path in run_folders(results):
+        if seen is None:
+            out.append(read_entry(path))
+            continue
+        try:
+            st = (path / "summary.json").stat()
+        except OSError:
+            continue  # removed since it was listed
+        key = (st.st_mtime_ns, st.st_size)
+        known = seen.get(path)
+        entry = known[1] if known is not None and known[0] == key else read_entry(path)
+        seen[path] = (key, entry)
+        out.append(replace(entry, has_page=(path / "results.html").is_file()))
+    return out
 
 
 def _inside(root: Path, relative: str) -> Path | None:

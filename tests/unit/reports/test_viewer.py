@@ -153,3 +153,22 @@ def test_page_inputs_read_only_files_inside_the_run_folder(tmp_path: Path) -> No
     assert texts == {"money/rep-1-baseline.md": "inside answer"}  # control: a file inside is read
     assert replies["money/rep-1-baseline.md"] == ["VERDICTS:\n1: YES"]
     assert replies["../secret.md"] == [""]
+
+
+def test_an_unchanged_summary_is_not_read_again(tmp_path: Path, monkeypatch: Any) -> None:
+    import skill_be.results.run_pages as run_pages
+
+    for name in ("r1", "r2"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "summary.json").write_text("{broken")
+    reads: list[str] = []
+    real = run_pages.read_entry
+    monkeypatch.setattr(run_pages, "read_entry", lambda p: reads.append(p.name) or real(p))
+    seen: run_pages.Seen = {}
+    assert [e.name for e in run_pages.run_entries(tmp_path, seen)] == ["r1", "r2"]
+    (tmp_path / "r2" / "results.html").write_text("<p>")
+    again = run_pages.run_entries(tmp_path, seen)
+    assert reads == ["r1", "r2"] and [e.has_page for e in again] == [False, True]
+    (tmp_path / "r1" / "summary.json").write_text("{broken again")  # control: a changed one is read again
+    run_pages.run_entries(tmp_path, seen)
+    assert reads == ["r1", "r2", "r1"]
