@@ -40,6 +40,9 @@ svg .interval { stroke: var(--fg); stroke-width: 1.5; } svg .point { fill: var(-
 svg .baseline { stroke: var(--base); fill: none; } svg .with-skill { stroke: var(--skill); fill: none; }
 svg circle.baseline { fill: var(--base); } svg circle.with-skill { fill: var(--skill); }
 .legend .baseline { color: var(--base); } .legend .with-skill { color: var(--skill); }
+th { overflow-wrap: normal; }
+@media (max-width: 640px) { body { padding: 12px; font-size: 14px; } table.runs .date { display: none; }
+  svg text { font-size: 14px; } }
 """
 
 
@@ -119,7 +122,7 @@ def run_row(entry: RunEntry) -> str:
     commit = f'<code title="{html_text(full)}">{html_text(full[:10])}</code>' if full else "—"
     return (
         f'<tr class="run"><td class="name"><a class="run-link" href="{html_text(page_href(entry.name))}">'
-        f"{name}</a>{mark}</td><td>{html_text(run_date(doc))}</td><td>{commit}</td>"
+        f'{name}</a>{mark}</td><td class="date">{html_text(run_date(doc))}</td><td>{commit}</td>'
         f'<td><ul class="skills">{skills}</ul></td></tr>'
     )
 
@@ -144,7 +147,7 @@ def skill_points(runs: Sequence[RunEntry], skill: str) -> list[Point | None]:
     return out
 
 
-W, H, LEFT, RIGHT, TOP, BOTTOM = 720, 210, 60, 40, 12, 34
+W, H, LEFT, RIGHT, TOP, BOTTOM = 720, 210, 72, 60, 14, 34
 
 
 def _x(i: int, n: int) -> float:
@@ -256,7 +259,7 @@ def index_page(runs: Sequence[RunEntry], folder: str) -> str:
         f"<title>skill-be — {n} {'run' if n == 1 else 'runs'}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
         f'<h1>skill-be runs</h1>\n<p class="muted">{html_text(folder)}: {n} {"run" if n == 1 else "runs"}, '
         f"newest first. skill-be {html_text(__version__)}.</p>\n"
-        '<table class="runs"><thead><tr><th>Run</th><th>Date</th><th>Commit</th><th>Skills: verdict, '
+        '<table class="runs"><thead><tr><th>Run</th><th class="date">Date</th><th>Commit</th><th>Skills: verdict, '
         f"overall effect [95% interval]</th></tr></thead>\n<tbody>{rows}</tbody></table>\n"
         f"<h2>Over the runs</h2>\n{_charts(runs)}\n</body>\n</html>\n"
     )
