@@ -172,9 +172,9 @@ def _frame(low: int, high: int, ticks: Sequence[int], unit: str, zero: bool) -> 
 
 
 def run_label(name: str) -> str:
-    """A run folder's name as an axis label: 12-03 12:29 for 2026-12-03T12-29-35-133Z."""
-    if len(name) >= 16 and name[4] == "-" and name[10] == "T":
-        return f"{name[5:10]} {name[11:16].replace('-', ':')}"
+    """A run folder's name as an axis label: 12-03 12:29:35 for 2026-12-03T12-29-35-133Z."""
+    if len(name) >= 19 and name[4] == "-" and name[10] == "T":
+        return f"{name[5:10]} {name[11:19].replace('-', ':')}"
     return name[:12]
 
 

@@ -1,6 +1,7 @@
 """`skill-be open` in Debian's headless Chromium (.ci/steps/60-chromium.sh installs it), on a results
 folder with three real runs: the index lists three runs, each skill's chart has three points, a run's
-link opens its page and that page's link leads back; nothing on the index overflows its box."""
+link opens its page and that page's link leads back; nothing on the index overflows its box.
+Screenshots of the index, light and dark, go to .ci/artifacts/html/ for a person to look at."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
-from tests.integration.html.test_results_page_chromium import WIDTHS, browse, overflows
+from tests.integration.html.test_results_page_chromium import ARTIFACTS, DARK, WIDTHS, browse, overflows
 from tests.support.three_runs import three_runs
 
 from skill_be.reports.viewer import index_page
@@ -80,3 +81,13 @@ def test_the_index_lists_three_runs_with_three_points_and_a_run_opens(results: P
 def test_nothing_on_the_index_overflows_its_box(results: Path, tmp_path: Path, width: int) -> None:
     page = index_page(run_entries(results), ".skill-be/results")
     assert overflows(page, tmp_path, width) == []
+
+
+def test_screenshots_of_the_index(url: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for width in WIDTHS:
+        for scheme, extra in (("light", ()), ("dark", DARK)):
+            shot = ARTIFACTS / f"runs-index-{scheme}-{width}.png"
+            shot.unlink(missing_ok=True)
+            p = browse(*extra, f"--window-size={width},1200", f"--screenshot={shot}", url)
+            assert shot.is_file() and shot.stat().st_size > 10_000, p.stderr[-2000:]

@@ -78,7 +78,7 @@ def test_a_chart_per_skill_with_a_point_per_run_that_has_it() -> None:
     assert effect.count('class="interval"') == 3
     assert "2026-12-03T10-00-00-000Z at abc1234: -30pp [-60, -2] better" in effect  # the point's tooltip
     labels = re.findall(r'<text class="run"[^>]*>([^<]+)</text>', effect)
-    assert labels == ["12-01 10:00", "12-02 10:00", "12-03 10:00", "12-04 10:00"]  # a slot per run
+    assert labels == ["12-01 10:00:00", "12-02 10:00:00", "12-03 10:00:00", "12-04 10:00:00"]  # a slot per run
     assert len(re.findall(r'<circle class="point"', dict(charts)["dates"])) == 1
 
 
