@@ -179,6 +179,24 @@ def _sandbox_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tag", metavar="<image>", help="the image's name (default: skill-be-sandbox:<version>)")
 
 
+def _port(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f'must be a port from 0 to 65535 (0: a free one), not "{text}"')
+    return n
+
+
+def _open_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "folder", nargs="?", metavar="folder", help="the results folder to serve (default: the config's results)"
+    )
+    p.add_argument("--port", type=_port, default=0, metavar="<n>", help="the port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--no-browser", action="store_true", help="print the address only; do not open a browser")
+
+
 def _percent(text: str) -> int:
     try:
         n = int(text)
@@ -255,6 +273,14 @@ COMMANDS: tuple[Command, ...] = (
         "converts a peer's eval files. Never overwrites a file without --force. Calls no model.",
         _convert_options,
         "skill_be.commands.convert",
+    ),
+    Command(
+        "open",
+        "open [folder]",
+        "Serves the results folder on 127.0.0.1 until Ctrl-C and opens the browser: every run with\n"
+        "its verdicts, a chart per skill over the runs, each run's results.html. Read-only.",
+        _open_options,
+        "skill_be.commands.open",
     ),
     Command(
         "schema",

@@ -168,11 +168,16 @@ def regradable(project: Project, earlier: Earlier, template: str) -> tuple[Proje
 def regrade_meta(
     project: Project, parts: Parts, earlier: Earlier, settings: Settings, started: datetime
 ) -> dict[str, object]:
-    """summary.json's run keys: today's grader and code tests, the earlier run's models."""
+    """summary.json's run keys: today's grader and code tests, the earlier run's models; `commit`
+    (git's HEAD now) only inside a git repository."""
+    from skill_be.results.git_files import resolve
+
     described = parts.describe()
+    commit = resolve(project.config.path.parent, "HEAD")
     return {
         "startedAt": started.isoformat(timespec="milliseconds"),
         "config": str(project.config.path),
+        **({"commit": commit} if commit else {}),
         "regradeOf": str(earlier.path.resolve()),
         "reps": settings.reps,
         "gradings": settings.gradings,

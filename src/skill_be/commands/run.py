@@ -25,7 +25,7 @@ from skill_be.project.trigger_plan import check_triggers
 from skill_be.project.writable import check_run_folders
 from skill_be.reports.markdown import Header
 from skill_be.reports.terminal import Style, colour_on
-from skill_be.results.git_files import Base
+from skill_be.results.git_files import Base, resolve
 from skill_be.results.result_file import ResultEntry
 from skill_be.results.run_dir import RunDir
 from skill_be.wiring.agent_parts import agent_side
@@ -259,10 +259,12 @@ def report_header(project: Project, parts: Parts, settings: Settings, started: d
 def run_meta(
     project: Project, parts: Parts, settings: Settings, concurrency: int, started: datetime
 ) -> dict[str, object]:
-    """summary.json's keys about the run itself."""
+    """summary.json's keys about the run itself; `commit` only inside a git repository."""
+    commit = resolve(project.config.path.parent, "HEAD")
     return {
         "startedAt": started.isoformat(timespec="milliseconds"),
         "config": str(project.config.path),
+        **({"commit": commit} if commit else {}),
         "reps": settings.reps,
         "gradings": settings.gradings,
         "concurrency": concurrency,

@@ -411,6 +411,9 @@ class SummaryModel(Written):
     skill_be_version: Text = Field(alias="skillBeVersion")
     started_at: AnyText | None = Field(None, alias="startedAt")
     config: AnyText | None = None
+    commit: AnyText | None = Field(
+        None, description="the git commit the config's folder was at when the run started (absent outside git)"
+    )
     regrade_of: AnyText | None = Field(None, alias="regradeOf", description="regrade: the run folder it graded")
     reps: Integer | None = None
     gradings: Integer | None = None
