@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 from skill_be.reports import strings as s
@@ -88,6 +89,10 @@ def summary_lines(
     out += check_lines
     out += [f"Report: {path}" for path in reports]
     out.append(f"Page: {page}" if page else "Page: add --html for results.html, every answer side by side")
+    if reports:  # <results>/<run>/<skill>.md: `open` takes the results folder, whatever config named it
+        out.append(
+            f"Every run: skill-be open {PurePath(reports[0]).parent.parent} (the runs over time, in your browser)"
+        )
     verdict = s.READY if result == s.RESULT_PASS else ""
     out.append(style.paint(result, COLOURS[verdict]) if verdict else style.bold(result))
     return out
