@@ -33,15 +33,19 @@ def tokens_of(chars: int) -> int:
 
 @dataclass
 class Tokens:
-    input: int = 0
+    input: int = 0  # every input token, the prompt cache's included
     output: int = 0
+    cache_write: int = 0  # of input: written to the provider's prompt cache
+    cache_read: int = 0  # of input: read from it
 
-    def add(self, i: int, o: int) -> None:
+    def add(self, i: int, o: int, written: int = 0, read: int = 0) -> None:
         self.input += i
         self.output += o
+        self.cache_write += written
+        self.cache_read += read
 
     def cost(self, price: Price | None) -> float | None:
-        return None if price is None else (self.input * price.input + self.output * price.output) / 1e6
+        return None if price is None else price.dollars(self.input, self.output, self.cache_write, self.cache_read)
 
 
 def price_for(prices: Mapping[str, Price], label: str, model_id: str) -> Price | None:
@@ -178,6 +182,12 @@ def output_tokens(o: OutputLike) -> tuple[int, int, bool]:
     return tokens_of(o.prompt_chars), tokens_of(len(o.text or "")), True
 
 
+def cached_tokens(o: OutputLike) -> tuple[int, int]:
+    """(written, read): the input tokens of `o` that the provider's prompt cache wrote and read."""
+    u = o.usage
+    return (u.cache_write_tokens, u.cache_read_tokens) if u is not None and u.input_tokens is not None else (0, 0)
+
+
 def arm_costs(
     outputs: Sequence[OutputLike], prices: Mapping[str, Price], ids: Mapping[str, str], arms: Sequence[str]
 ) -> tuple[dict[str, Tokens], dict[str, float | None], bool]:
@@ -189,13 +199,12 @@ def arm_costs(
         if (o.text is None and o.usage is None) or o.arm not in tokens:
             continue  # a failed call: nothing known to price; or an arm not asked for (previous)
         i, out, est = output_tokens(o)
+        written, read = (0, 0) if est else cached_tokens(o)
         estimated |= est
-        tokens[o.arm].add(i, out)
+        tokens[o.arm].add(i, out, written, read)
         price = price_for(prices, o.model, ids.get(o.model, o.model))
         current = costs[o.arm]
-        costs[o.arm] = (
-            None if price is None or current is None else current + (i * price.input + out * price.output) / 1e6
-        )
+        costs[o.arm] = None if price is None or current is None else current + price.dollars(i, out, written, read)
     return tokens, costs, estimated
 
 
@@ -309,7 +318,13 @@ def plan_skill(
 
 
 def _tokens_json(t: Tokens) -> dict[str, int]:
-    return {"input": t.input, "output": t.output}
+    """`input` and `output`, and the prompt cache's part of the input where it has one."""
+    cached = {"cacheWrite": t.cache_write, "cacheRead": t.cache_read} if t.cache_write or t.cache_read else {}
+    return {"input": t.input, "output": t.output, **cached}
+
+
+def _cache_words(t: Tokens) -> str:
+    return f" ({t.cache_read:,} read from the prompt cache, {t.cache_write:,} written to it)"
 
 
 def skill_costs(
@@ -333,9 +348,13 @@ def skill_costs(
     }
     b, w = tokens[baseline], tokens[with_skill]
     how = " (estimated from characters where the adapter reports none)" if estimated else ""
+    # The prompt cache's part of the input is said only where it has one: the line is as before otherwise.
+    b_cache = _cache_words(b) if b.cache_write or b.cache_read else ""
+    w_cache = _cache_words(w) if w.cache_write or w.cache_read else ""
     lines = [
-        f"Tokens of the generations{how}: baseline {b.input:,} in, {b.output:,} out; with skill {w.input:,} in, "
-        f"{w.output:,} out ({'+' if w.input >= b.input else '-'}{abs(w.input - b.input):,} input tokens with the skill)."
+        f"Tokens of the generations{how}: baseline {b.input:,} in{b_cache}, {b.output:,} out; with skill "
+        f"{w.input:,} in{w_cache}, {w.output:,} out "
+        f"({'+' if w.input >= b.input else '-'}{abs(w.input - b.input):,} input tokens with the skill)."
     ]
     base, skill = costs[baseline], costs[with_skill]
     if prices and base is not None and skill is not None:

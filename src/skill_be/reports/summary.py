@@ -24,7 +24,11 @@ SCHEMA_VERSION = 1
 
 
 def _usage(u: Usage | None) -> dict[str, int | None] | None:
-    return None if u is None else {"input": u.input_tokens, "output": u.output_tokens}
+    """`input`, `output`, and the prompt cache's part of the input where it has one."""
+    if u is None:
+        return None
+    cached = {"cacheWrite": u.cache_write_tokens, "cacheRead": u.cache_read_tokens}
+    return {"input": u.input_tokens, "output": u.output_tokens, **(cached if any(cached.values()) else {})}
 
 
 def _grading(g: Grading) -> dict[str, object]:
