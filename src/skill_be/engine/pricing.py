@@ -318,9 +318,9 @@ def plan_skill(
 
 
 def _tokens_json(t: Tokens) -> dict[str, int]:
-    """`input` and `output`, and the prompt cache's part of the input where it has one."""
-    cached = {"cacheWrite": t.cache_write, "cacheRead": t.cache_read} if t.cache_write or t.cache_read else {}
-    return {"input": t.input, "output": t.output, **cached}
+    """`input`, `output`, and `cacheWrite` and `cacheRead` (of the input) where not 0."""
+    cached = {"cacheWrite": t.cache_write, "cacheRead": t.cache_read}
+    return {"input": t.input, "output": t.output, **{k: n for k, n in cached.items() if n}}
 
 
 def _cache_words(t: Tokens) -> str:

@@ -32,7 +32,7 @@ CACHED = ("cacheWrite", "cacheRead")  # a usage's prompt-cache counts, kept only
 
 def _usage_doc(u: Usage) -> dict[str, int | None]:
     cached = dict(zip(CACHED, (u.cache_write_tokens, u.cache_read_tokens), strict=True))
-    return {"input": u.input_tokens, "output": u.output_tokens, **(cached if any(cached.values()) else {})}
+    return {"input": u.input_tokens, "output": u.output_tokens, **{k: n for k, n in cached.items() if n}}
 
 
 class Damaged(Exception):
