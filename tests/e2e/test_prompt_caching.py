@@ -187,3 +187,40 @@ def test_openai_a_cache_key_per_skill_arm_and_role_and_the_cached_tokens_priced(
 def text_of_openai(call: dict[str, Any]) -> str:
     content = call["body"]["messages"][-1]["content"]
     return content if isinstance(content, str) else json.dumps(content)
+
+
+def test_the_grader_rules_and_each_scenarios_criteria_are_marked_and_read_back(
+    tmp_path: Path, server: CachingServer
+) -> None:
+    server.reset()
+    rules = (
+        "You are a strict evaluator.\n\nRules:\n" + "- Judge each criterion on its own, from the answer alone.\n" * 90
+    )
+    judge = {
+        "adapter": "anthropic",
+        "id": "claude-opus-4-5",
+        "baseUrl": server.base_url,
+        "apiKeyEnv": "CACHING_E2E_KEY",
+    }
+    config = {"grader": judge, "graderPrompt": rules, "reps": 2}  # the model under test: the command model
+    scenarios = [{**SCENARIOS[0], "criteria": ["Uses allocate"]}, {**SCENARIOS[1], "criteria": ["Calls allocate"]}]
+    r = run(project(tmp_path, skills={"money": scenarios}, config=config), "run", env=KEY)
+    assert r.code in (0, 1), r.stdout + r.stderr
+    gradings = server.calls()
+    assert len(gradings) == 2 * 2 * 2  # 2 scenarios x 2 reps x 2 arms, one grading each
+    head = rules.strip() + "\n\n"
+    for c in gradings:
+        first, second, rest = c["body"]["messages"][0]["content"]
+        assert first == {"type": "text", "text": head, "cache_control": {"type": "ephemeral"}}
+        assert second["cache_control"] == {"type": "ephemeral"} and second["text"].startswith("Criteria:\n1. ")
+        assert "cache_control" not in rest and rest["text"].startswith("<answer>\n")
+    # The first grading writes the rules and its criteria; the other scenario's first reads the rules
+    # and writes its criteria; every other grading reads its whole prefix.
+    t_rules = tokens(head)
+    t_full = {c: tokens(head + f"Criteria:\n1. {c}\n\n") for c in ("Uses allocate", "Calls allocate")}
+    got = sorted((c["usage"]["cache_creation_input_tokens"], c["usage"]["cache_read_input_tokens"]) for c in gradings)
+    firsts = sorted([(t_full["Uses allocate"], 0), (t_full["Calls allocate"] - t_rules, t_rules)])
+    others = [(0, t) for t in t_full.values() for _ in range(3)]
+    assert sorted(got) == sorted([*others, *firsts]) or sorted(got) == sorted(
+        [*others, (t_full["Calls allocate"], 0), (t_full["Uses allocate"] - t_rules, t_rules)]
+    )
