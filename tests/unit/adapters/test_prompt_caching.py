@@ -151,3 +151,12 @@ def test_the_response_cache_keeps_the_cached_counts_and_reads_old_entries(tmp_pa
     # an entry without cached counts is written as before them, so older entries read the same
     assert '"usage": {"input": 12, "output": 34}' in cache.path(key2).read_text()
     assert '"usage": {"input": 1520, "output": 9, "cacheWrite": 1500}' in cache.path(key1).read_text()
+
+
+def test_promptcaching_is_a_key_of_anthropic_and_openai_only() -> None:
+    from skill_be.adapters.gemini_api import GeminiAdapter
+
+    env = AdapterEnv(Path("."), {})
+    with pytest.raises(ConfigError, match=r"promptCaching"):
+        GeminiAdapter(entry("gemini", "gemini-2.5-flash", promptCaching=False), env)
+    assert GeminiAdapter(entry("gemini", "gemini-2.5-flash"), env).prompt_caching is False  # control
