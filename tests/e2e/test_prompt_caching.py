@@ -99,6 +99,13 @@ def test_the_skill_text_is_written_once_and_read_after_and_the_cost_line_prices_
 
     assert fastcheck.conforms("summary", r.summary())
     assert KEY["CACHING_E2E_KEY"] not in r.stdout + r.stderr
+    # regrade keeps each stored answer's cached counts: the same tokens and cost, no model called again
+    before = len(server.calls())
+    again = run(tmp_path, "regrade", env=KEY)
+    assert again.code == 0, again.stdout + again.stderr
+    assert len(server.calls()) == before
+    assert again.summary()["skills"]["money"]["tokens"] == tokens_doc
+    assert again.summary()["skills"]["money"]["cost"] == cost
 
 
 def test_control_with_caching_off_no_marker_full_price_and_the_same_prompt_text(
