@@ -231,3 +231,41 @@ def test_the_grader_rules_and_each_scenarios_criteria_are_marked_and_read_back(
     assert sorted(got) == sorted([*others, *firsts]) or sorted(got) == sorted(
         [*others, (t_full["Calls allocate"], 0), (t_full["Uses allocate"] - t_rules, t_rules)]
     )
+
+
+def test_the_dry_run_estimates_one_write_and_the_rest_reads_per_skill_and_model(tmp_path: Path) -> None:
+    def dry(root: Path, **extra: object) -> str:
+        model = {
+            "adapter": "anthropic",
+            "id": "claude-sonnet-4-5",
+            "baseUrl": "http://127.0.0.1:9",
+            "apiKeyEnv": "CACHING_E2E_KEY",
+            **extra,
+        }  # fmt: skip  (nothing is called)
+        config = {
+            "model": model,
+            "reps": REPS,
+            "pricing": {"claude-sonnet-4-5": SONNET, "judge": {"input": 0, "output": 0}},
+        }
+        r = run(
+            project(root, skills={"money": SCENARIOS}, config=config, skill_text=SKILL_TEXT),
+            "run",
+            "--dry-run",
+            env=KEY,
+        )
+        assert r.code == 0, r.stdout + r.stderr
+        return r.stdout
+
+    on, off = dry(tmp_path / "on"), dry(tmp_path / "off", promptCaching=False)
+    doc = (tmp_path / "on" / "skills" / "money" / "SKILL.md").read_text()
+    t_prefix = tokens(f"{HEAD}{doc}\n--- END LIBRARY DOCS ---\n\nTask: ")
+    n = len(SCENARIOS) * REPS
+    assert f"({(n - 1) * t_prefix:,} read from the prompt cache, {t_prefix:,} written to it)" in on
+    assert "The prompt cache: a stable prefix" in on
+    assert "prompt cache" not in off  # the control: the dry run's lines as before prompt caching
+    cost = {
+        k: float(x.split("Estimated cost of the calls to make: $")[1].split()[0]) for k, x in (("on", on), ("off", off))
+    }
+    # by hand: the skill prefix of n calls at input price without caching; with it, one write and n - 1 reads
+    saved = (n * t_prefix * 3 - (t_prefix * 3.75 + (n - 1) * t_prefix * 0.3)) / 1e6
+    assert cost["off"] - cost["on"] == pytest.approx(saved, abs=2e-4)

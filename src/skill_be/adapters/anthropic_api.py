@@ -80,13 +80,18 @@ class AnthropicAdapter(HttpAdapter):
                 raise self.error(f"the reply calls a tool that was not offered: {call.get('name')!r}")
         return Choice(chosen, self._usage(data), f"tool_use {call.get('name')}" if call else "no tool call")
 
+    def cache_minimum(self) -> int | None:
+        if not self.prompt_caching:
+            return None
+        return MIN_CACHEABLE_HAIKU if "haiku" in self.entry.id.lower() else MIN_CACHEABLE
+
     def breakpoints(self, prompt: str, ctx: CallContext) -> tuple[int, ...]:
         """Where cache_control markers go: the ends of the prompt's stable parts (CallContext.stable)
         long enough for the model's minimum, at most MAX_BREAKPOINTS (the longest); none when
         promptCaching is off."""
         if not self.prompt_caching:
             return ()
-        least = MIN_CACHEABLE_HAIKU if "haiku" in self.entry.id.lower() else MIN_CACHEABLE
+        least = self.cache_minimum() or MIN_CACHEABLE
         fit = [c for c in ctx.stable if 0 < c <= len(prompt) and (c + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN >= least]
         return tuple(sorted(set(fit)))[-MAX_BREAKPOINTS:]
 

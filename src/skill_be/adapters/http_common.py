@@ -80,6 +80,11 @@ class HttpAdapter:
         """promptCaching when the entry does not say (an adapter with the key may change it)."""
         return True
 
+    def cache_minimum(self) -> int | None:
+        """The fewest tokens of a stable prefix the provider caches for this model; None: this entry
+        does not cache (promptCaching off, or an adapter without it). For `run --dry-run`'s estimate."""
+        return None
+
     def _prompt_caching(self) -> bool:
         """`promptCaching`: the prompt's repeating part marked for the provider's cache (adapters
         that take the key); False for the rest."""

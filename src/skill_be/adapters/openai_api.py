@@ -14,6 +14,7 @@ from skill_be.project.attachments import TAKEN_BY, Attachment
 from skill_be.project.config import AdapterEntry
 
 OPENAI_HOST = "api.openai.com"
+MIN_CACHED = 1024  # OpenAI caches a prompt's prefix from 1,024 tokens on
 
 
 class OpenAIAdapter(HttpAdapter):
@@ -28,6 +29,9 @@ class OpenAIAdapter(HttpAdapter):
     def caching_default(self) -> bool:
         # prompt_cache_key is OpenAI's: a compatible server may refuse a field it does not know.
         return urlsplit(self.base_url).hostname == OPENAI_HOST
+
+    def cache_minimum(self) -> int | None:
+        return MIN_CACHED if self.prompt_caching else None
 
     def key_required(self) -> bool:
         # A local server usually wants no key; OpenAI itself always does.

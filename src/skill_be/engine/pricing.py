@@ -15,7 +15,7 @@ from typing import Protocol
 
 from skill_be.adapters.base import Answer, Usage
 from skill_be.engine.cache import generation_key, grading_key
-from skill_be.engine.prompts import ARMS, grader_prompt, model_prompt
+from skill_be.engine.prompts import ARMS, grader_prompt, grader_stable, model_prompt, model_stable
 from skill_be.project.config import Price
 from skill_be.project.loader import Skill
 
@@ -72,8 +72,8 @@ class PlanCount:
     def cached(self) -> int:
         return self.cached_generations + self.cached_gradings
 
-    def add_tokens(self, label: str, i: int, o: int) -> None:
-        self.tokens.setdefault(label, Tokens()).add(i, o)
+    def add_tokens(self, label: str, i: int, o: int, written: int = 0, read: int = 0) -> None:
+        self.tokens.setdefault(label, Tokens()).add(i, o, written, read)
 
 
 def _money(amount: float) -> str:
@@ -90,8 +90,9 @@ def _counts(p: PlanCount) -> str:
 def _token_words(tokens: Mapping[str, Tokens]) -> str:
     total = Tokens()
     for t in tokens.values():
-        total.add(t.input, t.output)
-    return f"about {total.input:,} input and {total.output:,} output tokens"
+        total.add(t.input, t.output, t.cache_write, t.cache_read)
+    cached = _cache_words(total) if total.cache_write or total.cache_read else ""
+    return f"about {total.input:,} input{cached} and {total.output:,} output tokens"
 
 
 def _cost(tokens: Mapping[str, Tokens], prices: Mapping[str, Price], ids: Mapping[str, str]) -> str | None:
@@ -125,7 +126,7 @@ def dry_run_lines(
         total.cached_generations += p.cached_generations
         total.cached_gradings += p.cached_gradings
         for label, t in p.tokens.items():
-            total.add_tokens(label, t.input, t.output)
+            total.add_tokens(label, t.input, t.output, t.cache_write, t.cache_read)
     lines.append(f"  Total: {_counts(total)}; {_token_words(total.tokens)}")
     if most is not None:
         reps, bigger = most
@@ -151,7 +152,15 @@ def dry_run_lines(
         f"Tokens are estimated as prompt characters / {CHARS_PER_TOKEN}, with {ANSWER_TOKENS} output tokens per "
         f"answer and {GRADING_TOKENS} per grading where the cache does not hold the answer yet."
     )
+    if any(t.cache_write or t.cache_read for t in total.tokens.values()):
+        lines.append(PROMPT_CACHE_NOTE)
     return lines
+
+
+PROMPT_CACHE_NOTE = (
+    "The prompt cache: a stable prefix (the skill's text, the grader's rules and criteria) long enough for the "
+    "model is written by its first call and read by the rest (promptCaching: false in an entry turns it off)."
+)
 
 
 def _has_price(prices: Mapping[str, Price], label: str, ids: Mapping[str, str]) -> bool:
@@ -262,10 +271,36 @@ class CacheLike(Protocol):
 
 @dataclass(frozen=True)
 class Caller:
-    """A model or the grader as the plan sees it: its label and its cache identity."""
+    """A model or the grader as the plan sees it: its label, its cache identity, and the fewest tokens
+    of a stable prefix its provider caches (None: it caches none; the adapter's `cache_minimum`)."""
 
     label: str
     identity: str
+    cache_minimum: int | None = None
+
+
+def cache_minimum_of(adapter: object) -> int | None:
+    """An adapter's `cache_minimum()`, None for one without it (CLIs, commands, modules)."""
+    ask = getattr(adapter, "cache_minimum", None)
+    found = ask() if callable(ask) else None
+    return found if isinstance(found, int) else None
+
+
+def prompt_cache(caller: Caller, prompt: str, stable: Sequence[int], seen: set[tuple[str, str]]) -> tuple[int, int]:
+    """(written, read) input tokens of one planned call: of its stable prefixes long enough for the
+    caller's minimum, the longest one an earlier call of the plan wrote is read, and the longest is
+    written past that unless it was written already (what the providers document)."""
+    if caller.cache_minimum is None:
+        return 0, 0
+    least = caller.cache_minimum
+    fit = [prompt[:c] for c in sorted(stable) if 0 < c <= len(prompt) and tokens_of(c) >= least]
+    if not fit:
+        return 0, 0
+    hits = [p for p in fit if (caller.label, p) in seen]
+    read = tokens_of(len(hits[-1])) if hits else 0
+    written = 0 if (caller.label, fit[-1]) in seen else tokens_of(len(fit[-1])) - read
+    seen.update((caller.label, p) for p in fit)
+    return written, read
 
 
 def plan_skill(
@@ -284,6 +319,7 @@ def plan_skill(
     gradings of each answer to a scenario with criteria), which of them the cache holds, and the estimated
     tokens of the rest. A grading is known to be cached only when its answer is."""
     plan = PlanCount(skill=skill.name)
+    seen: set[tuple[str, str]] = set()  # the prompt-cache prefixes the plan's calls wrote so far
     for sc in skill.evals.scenarios:
         graded = bool(sc.criteria) and bool(graders)
         for model in models:
@@ -297,11 +333,14 @@ def plan_skill(
                     if answer is not None:
                         plan.cached_generations += 1
                     else:
-                        plan.add_tokens(model.label, tokens_of(len(prompt)), ANSWER_TOKENS)
+                        stable = model_stable(arm, skill.doc.text, template)
+                        cached = prompt_cache(model, prompt, stable, seen)
+                        plan.add_tokens(model.label, tokens_of(len(prompt)), ANSWER_TOKENS, *cached)
                     if not graded:
                         continue
                     text = answer.text if answer is not None else "x" * ANSWER_CHARS
                     g_prompt = grader_prompt(grader_rules, sc.criteria, text, sc.judge_context, evidence)
+                    g_stable = grader_stable(grader_rules, sc.criteria, sc.judge_context)
                     for j, grader in enumerate(graders):  # `grader` as a list: each judge's gradings
                         for k in range(j * gradings + 1, (j + 1) * gradings + 1):
                             plan.gradings += 1
@@ -310,7 +349,8 @@ def plan_skill(
                             if answer is not None and cache is not None and cache.peek(key) is not None:
                                 plan.cached_gradings += 1
                             else:
-                                plan.add_tokens(grader.label, tokens_of(len(g_prompt)), GRADING_TOKENS)
+                                cached = prompt_cache(grader, g_prompt, g_stable, seen)
+                                plan.add_tokens(grader.label, tokens_of(len(g_prompt)), GRADING_TOKENS, *cached)
     return plan
 
 
