@@ -16,8 +16,12 @@ from skill_be.project.attachments import Attachment
 class Usage:
     """Tokens of one call, as the CLI or API reported them; None where it reports nothing."""
 
-    input_tokens: int | None = None
+    input_tokens: int | None = None  # every input token, the cached ones included
     output_tokens: int | None = None
+    # Of input_tokens, those written to the provider's prompt cache and those read from it: priced
+    # apart (pricing's cacheWrite and cacheRead); 0 where nothing was cached or the API says nothing.
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -32,11 +36,16 @@ class Answer:
 class CallContext:
     """What the engine hands every call: the per-call timeout and the config's directory, and the files
     the prompt comes with (a scenario's `attachments`: only adapters that take them get any, the run
-    refuses the rest before the first call)."""
+    refuses the rest before the first call). For a provider's prompt cache: `stable`, where the parts
+    of the prompt that repeat across calls end (character offsets, increasing: the skill's text of
+    the with-skill arm, the grader's rules), and `cache_key`, the same for calls that share such a
+    part (a short hash of skill, arm and role; "" for none). Neither changes what the prompt says."""
 
     timeout_seconds: float
     cwd: Path
     attachments: tuple[Attachment, ...] = ()
+    stable: tuple[int, ...] = ()
+    cache_key: str = ""
 
 
 @dataclass(frozen=True)

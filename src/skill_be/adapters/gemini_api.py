@@ -152,6 +152,7 @@ def usage_of(data: Mapping[str, object]) -> tuple[Usage | None, int]:
     tokens = Usage(
         input_tokens=int(meta.get("promptTokenCount") or 0),
         output_tokens=int(meta.get("candidatesTokenCount") or 0) + int(meta.get("thoughtsTokenCount") or 0),
+        cache_read_tokens=int(meta.get("cachedContentTokenCount") or 0),
     )
     return tokens, int(meta.get("cachedContentTokenCount") or 0)
 

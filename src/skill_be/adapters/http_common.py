@@ -48,12 +48,13 @@ class HttpAdapter:
     name = ""
     default_base = ""
     default_key_env: str | None = None
+    keys: tuple[str, ...] = KEYS  # the settings its entries take (one more: promptCaching, where it has one)
 
     def __init__(self, entry: AdapterEntry, env: AdapterEnv) -> None:
         self.entry = entry
         self.env = env
         self.label = env.label or entry.id
-        v.mapping(entry.settings, entry.where, KEYS)
+        v.mapping(entry.settings, entry.where, self.keys)
         var = entry.settings.get("apiKeyEnv", self.default_key_env)
         self.key_env = v.string(var, entry.where.key("apiKeyEnv")) if var is not None else None
         self.base_url = url_setting(entry, "baseUrl") or self.default_base
@@ -68,11 +69,31 @@ class HttpAdapter:
             if isinstance(temp, bool) or not isinstance(temp, int | float) or not 0 <= temp <= 2:
                 raise entry.where.key("temperature").error(f"must be a number from 0 to 2, not {temp!r}")
             self.temperature = float(temp)
+        self.prompt_caching = self._prompt_caching()
         self._ssl: ssl.SSLContext | None = None
         # One client per event loop, kept across calls: its connections stay open between calls, so
         # a run pays one TCP (and TLS) handshake per connection, not one per call. A client belongs
         # to the loop that made it; a command runs one loop, and `aclose` ends it (wiring/assembly.py).
         self._pool: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
+
+    def caching_default(self) -> bool:
+        """promptCaching when the entry does not say (an adapter with the key may change it)."""
+        return True
+
+    def cache_minimum(self) -> int | None:
+        """The fewest tokens of a stable prefix the provider caches for this model; None: this entry
+        does not cache (promptCaching off, or an adapter without it). For `run --dry-run`'s estimate."""
+        return None
+
+    def _prompt_caching(self) -> bool:
+        """`promptCaching`: the prompt's repeating part marked for the provider's cache (adapters
+        that take the key); False for the rest."""
+        if "promptCaching" not in self.keys:
+            return False
+        value = self.entry.settings.get("promptCaching")
+        if value is None:
+            return self.caching_default()
+        return v.boolean(value, self.entry.where.key("promptCaching"))
 
     # -- credentials ------------------------------------------------------------------------------
     def key_required(self) -> bool:
@@ -176,4 +197,6 @@ class HttpAdapter:
             out["maxTokens"] = self.max_tokens
         if self.temperature is not None:
             out["temperature"] = self.temperature
+        if "promptCaching" in self.keys and not self.prompt_caching:
+            out["promptCaching"] = False
         return out

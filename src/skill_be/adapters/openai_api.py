@@ -9,20 +9,29 @@ from urllib.parse import urlsplit
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, CallError, Usage
 from skill_be.adapters.choice import Choice, Offered, descriptions, tool_names
-from skill_be.adapters.http_common import HttpAdapter
+from skill_be.adapters.http_common import KEYS, HttpAdapter
 from skill_be.project.attachments import TAKEN_BY, Attachment
 from skill_be.project.config import AdapterEntry
 
 OPENAI_HOST = "api.openai.com"
+MIN_CACHED = 1024  # OpenAI caches a prompt's prefix from 1,024 tokens on
 
 
 class OpenAIAdapter(HttpAdapter):
     name = "openai"
     default_base = "https://api.openai.com/v1"
+    keys = (*KEYS, "promptCaching")
 
     def __init__(self, entry: AdapterEntry, env: AdapterEnv) -> None:
         super().__init__(entry, env)
         self.hosted = urlsplit(self.base_url).hostname == OPENAI_HOST
+
+    def caching_default(self) -> bool:
+        # prompt_cache_key is OpenAI's: a compatible server may refuse a field it does not know.
+        return urlsplit(self.base_url).hostname == OPENAI_HOST
+
+    def cache_minimum(self) -> int | None:
+        return MIN_CACHED if self.prompt_caching else None
 
     def key_required(self) -> bool:
         # A local server usually wants no key; OpenAI itself always does.
@@ -35,6 +44,9 @@ class OpenAIAdapter(HttpAdapter):
             headers["authorization"] = f"Bearer {key}"
         message = {"role": "user", "content": content(prompt, ctx.attachments)}
         body: dict[str, object] = {"model": self.entry.id, "messages": [message]}
+        if self.prompt_caching and ctx.cache_key:
+            # The stable part already comes first; the key routes calls that share it together.
+            body["prompt_cache_key"] = ctx.cache_key
         if self.max_tokens is not None:
             # OpenAI's newer models refuse max_tokens; most compatible servers know only max_tokens.
             body["max_completion_tokens" if self.hosted else "max_tokens"] = self.max_tokens
@@ -82,11 +94,7 @@ class OpenAIAdapter(HttpAdapter):
             chosen = names.get(str(called))
             if chosen is None:
                 raise self.error(f"the reply calls a tool that was not offered: {called!r}")
-        usage = data.get("usage")
-        tokens = None
-        if isinstance(usage, dict):
-            tokens = Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
-        return Choice(chosen, tokens, f"tool call {called}" if called else "no tool call")
+        return Choice(chosen, usage_of(data), f"tool call {called}" if called else "no tool call")
 
     def read(self, data: object) -> Answer:
         choices = data.get("choices") if isinstance(data, dict) else None
@@ -101,14 +109,22 @@ class OpenAIAdapter(HttpAdapter):
         if not text:
             reason = first.get("finish_reason") if isinstance(first, dict) else None
             raise self.error(f"the answer is empty (finish reason: {reason})")
-        usage = data.get("usage")
-        tokens = None
-        if isinstance(usage, dict):
-            tokens = Usage(
-                input_tokens=int(usage.get("prompt_tokens") or 0),
-                output_tokens=int(usage.get("completion_tokens") or 0),
-            )
-        return Answer(text=text, usage=tokens)
+        return Answer(text=text, usage=usage_of(data))
+
+
+def usage_of(data: dict[str, object]) -> Usage | None:
+    """The reply's usage: prompt_tokens holds the cached ones (prompt_tokens_details.cached_tokens,
+    read from the cache at a lower price; OpenAI charges nothing extra to write it)."""
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    details = usage.get("prompt_tokens_details")
+    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+    return Usage(
+        input_tokens=int(usage.get("prompt_tokens") or 0),
+        output_tokens=int(usage.get("completion_tokens") or 0),
+        cache_read_tokens=cached,
+    )
 
 
 def content(prompt: str, attachments: Sequence[Attachment]) -> str | list[dict[str, object]]:

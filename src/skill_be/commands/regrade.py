@@ -76,7 +76,7 @@ class StoredAnswers:
 
 
 def _usage(u: UsageSummary | None) -> Usage | None:
-    return None if u is None else Usage(u.input, u.output)
+    return None if u is None else Usage(u.input, u.output, u.cache_write or 0, u.cache_read or 0)
 
 
 def stored_answers(run_path: Path, skill: str, doc: SkillSummary) -> dict[OutputKey, Call]:

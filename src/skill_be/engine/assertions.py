@@ -124,7 +124,9 @@ def grade_model_free(out: Output, sc: Scenario, price: Price | None, where: str,
         )
         cost = None
         if price is not None and tokens is not None and u is not None:
-            cost = ((u.input_tokens or 0) * price.input + (u.output_tokens or 0) * price.output) / 1e6
+            # At the full input price: whether the prompt cache wrote or read depends on the order calls
+            # ran in, and a budget's verdict must not (the same answer, the same verdict).
+            cost = price.dollars(u.input_tokens or 0, u.output_tokens or 0)
         transcript = (out.agent or {}).get("transcript") or {}  # agent scenarios: what the CLI reported
         turns = transcript.get("turns") if isinstance(transcript, dict) else None
         reported = transcript.get("costUsd") if isinstance(transcript, dict) else None

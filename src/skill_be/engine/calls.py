@@ -4,6 +4,7 @@ runner.py and cache.py both build on this module, so neither imports the other."
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
@@ -33,6 +34,19 @@ class CallTag(NamedTuple):
     model: str = ""  # a grading's: the label of the model whose answer it grades
     skill: str = ""  # the skill the call belongs to
     attachments: tuple[Attachment, ...] = ()  # a generation's files besides the prompt (CallContext)
+    # Where the prompt's parts that repeat across calls end (CallContext.stable): for a provider's
+    # prompt cache only, never part of what decides the answer (engine/cache.py leaves it out).
+    stable: tuple[int, ...] = ()
+
+
+CACHED_KINDS = ("generate", "grade")  # the calls that get a prompt-cache key (CallContext.cache_key)
+
+
+def prompt_cache_key(tag: CallTag) -> str:
+    """A short hash of the skill, the arm and the role: calls that share a stable prefix share it."""
+    if tag.kind not in CACHED_KINDS:
+        return ""
+    return hashlib.sha256(f"{tag.skill}\0{tag.arm}\0{tag.kind}".encode()).hexdigest()[:16]
 
 
 class Call(NamedTuple):

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from skill_be.adapters.base import Answer, Usage
 from skill_be.engine.cache import generation_key, grading_key
-from skill_be.engine.prompts import ARMS, grader_prompt, model_prompt
+from skill_be.engine.prompts import ARMS, grader_prompt, grader_stable, model_prompt, model_stable
 from skill_be.project.config import Price
 from skill_be.project.loader import Skill
 
@@ -33,15 +33,19 @@ def tokens_of(chars: int) -> int:
 
 @dataclass
 class Tokens:
-    input: int = 0
+    input: int = 0  # every input token, the prompt cache's included
     output: int = 0
+    cache_write: int = 0  # of input: written to the provider's prompt cache
+    cache_read: int = 0  # of input: read from it
 
-    def add(self, i: int, o: int) -> None:
+    def add(self, i: int, o: int, written: int = 0, read: int = 0) -> None:
         self.input += i
         self.output += o
+        self.cache_write += written
+        self.cache_read += read
 
     def cost(self, price: Price | None) -> float | None:
-        return None if price is None else (self.input * price.input + self.output * price.output) / 1e6
+        return None if price is None else price.dollars(self.input, self.output, self.cache_write, self.cache_read)
 
 
 def price_for(prices: Mapping[str, Price], label: str, model_id: str) -> Price | None:
@@ -68,8 +72,8 @@ class PlanCount:
     def cached(self) -> int:
         return self.cached_generations + self.cached_gradings
 
-    def add_tokens(self, label: str, i: int, o: int) -> None:
-        self.tokens.setdefault(label, Tokens()).add(i, o)
+    def add_tokens(self, label: str, i: int, o: int, written: int = 0, read: int = 0) -> None:
+        self.tokens.setdefault(label, Tokens()).add(i, o, written, read)
 
 
 def _money(amount: float) -> str:
@@ -86,8 +90,9 @@ def _counts(p: PlanCount) -> str:
 def _token_words(tokens: Mapping[str, Tokens]) -> str:
     total = Tokens()
     for t in tokens.values():
-        total.add(t.input, t.output)
-    return f"about {total.input:,} input and {total.output:,} output tokens"
+        total.add(t.input, t.output, t.cache_write, t.cache_read)
+    cached = _cache_words(total) if total.cache_write or total.cache_read else ""
+    return f"about {total.input:,} input{cached} and {total.output:,} output tokens"
 
 
 def _cost(tokens: Mapping[str, Tokens], prices: Mapping[str, Price], ids: Mapping[str, str]) -> str | None:
@@ -121,7 +126,7 @@ def dry_run_lines(
         total.cached_generations += p.cached_generations
         total.cached_gradings += p.cached_gradings
         for label, t in p.tokens.items():
-            total.add_tokens(label, t.input, t.output)
+            total.add_tokens(label, t.input, t.output, t.cache_write, t.cache_read)
     lines.append(f"  Total: {_counts(total)}; {_token_words(total.tokens)}")
     if most is not None:
         reps, bigger = most
@@ -147,7 +152,15 @@ def dry_run_lines(
         f"Tokens are estimated as prompt characters / {CHARS_PER_TOKEN}, with {ANSWER_TOKENS} output tokens per "
         f"answer and {GRADING_TOKENS} per grading where the cache does not hold the answer yet."
     )
+    if any(t.cache_write or t.cache_read for t in total.tokens.values()):
+        lines.append(PROMPT_CACHE_NOTE)
     return lines
+
+
+PROMPT_CACHE_NOTE = (
+    "The prompt cache: a stable prefix (the skill's text, the grader's rules and criteria) long enough for the "
+    "model is written by its first call and read by the rest (promptCaching: false in an entry turns it off)."
+)
 
 
 def _has_price(prices: Mapping[str, Price], label: str, ids: Mapping[str, str]) -> bool:
@@ -178,6 +191,12 @@ def output_tokens(o: OutputLike) -> tuple[int, int, bool]:
     return tokens_of(o.prompt_chars), tokens_of(len(o.text or "")), True
 
 
+def cached_tokens(o: OutputLike) -> tuple[int, int]:
+    """(written, read): the input tokens of `o` that the provider's prompt cache wrote and read."""
+    u = o.usage
+    return (u.cache_write_tokens, u.cache_read_tokens) if u is not None and u.input_tokens is not None else (0, 0)
+
+
 def arm_costs(
     outputs: Sequence[OutputLike], prices: Mapping[str, Price], ids: Mapping[str, str], arms: Sequence[str]
 ) -> tuple[dict[str, Tokens], dict[str, float | None], bool]:
@@ -189,13 +208,12 @@ def arm_costs(
         if (o.text is None and o.usage is None) or o.arm not in tokens:
             continue  # a failed call: nothing known to price; or an arm not asked for (previous)
         i, out, est = output_tokens(o)
+        written, read = (0, 0) if est else cached_tokens(o)
         estimated |= est
-        tokens[o.arm].add(i, out)
+        tokens[o.arm].add(i, out, written, read)
         price = price_for(prices, o.model, ids.get(o.model, o.model))
         current = costs[o.arm]
-        costs[o.arm] = (
-            None if price is None or current is None else current + (i * price.input + out * price.output) / 1e6
-        )
+        costs[o.arm] = None if price is None or current is None else current + price.dollars(i, out, written, read)
     return tokens, costs, estimated
 
 
@@ -253,10 +271,36 @@ class CacheLike(Protocol):
 
 @dataclass(frozen=True)
 class Caller:
-    """A model or the grader as the plan sees it: its label and its cache identity."""
+    """A model or the grader as the plan sees it: its label, its cache identity, and the fewest tokens
+    of a stable prefix its provider caches (None: it caches none; the adapter's `cache_minimum`)."""
 
     label: str
     identity: str
+    cache_minimum: int | None = None
+
+
+def cache_minimum_of(adapter: object) -> int | None:
+    """An adapter's `cache_minimum()`, None for one without it (CLIs, commands, modules)."""
+    ask = getattr(adapter, "cache_minimum", None)
+    found = ask() if callable(ask) else None
+    return found if isinstance(found, int) else None
+
+
+def prompt_cache(caller: Caller, prompt: str, stable: Sequence[int], seen: set[tuple[str, str]]) -> tuple[int, int]:
+    """(written, read) input tokens of one planned call: of its stable prefixes long enough for the
+    caller's minimum, the longest one an earlier call of the plan wrote is read, and the longest is
+    written past that unless it was written already (what the providers document)."""
+    if caller.cache_minimum is None:
+        return 0, 0
+    least = caller.cache_minimum
+    fit = [prompt[:c] for c in sorted(stable) if 0 < c <= len(prompt) and tokens_of(c) >= least]
+    if not fit:
+        return 0, 0
+    hits = [p for p in fit if (caller.label, p) in seen]
+    read = tokens_of(len(hits[-1])) if hits else 0
+    written = 0 if (caller.label, fit[-1]) in seen else tokens_of(len(fit[-1])) - read
+    seen.update((caller.label, p) for p in fit)
+    return written, read
 
 
 def plan_skill(
@@ -275,6 +319,7 @@ def plan_skill(
     gradings of each answer to a scenario with criteria), which of them the cache holds, and the estimated
     tokens of the rest. A grading is known to be cached only when its answer is."""
     plan = PlanCount(skill=skill.name)
+    seen: set[tuple[str, str]] = set()  # the prompt-cache prefixes the plan's calls wrote so far
     for sc in skill.evals.scenarios:
         graded = bool(sc.criteria) and bool(graders)
         for model in models:
@@ -288,11 +333,14 @@ def plan_skill(
                     if answer is not None:
                         plan.cached_generations += 1
                     else:
-                        plan.add_tokens(model.label, tokens_of(len(prompt)), ANSWER_TOKENS)
+                        stable = model_stable(arm, skill.doc.text, template)
+                        cached = prompt_cache(model, prompt, stable, seen)
+                        plan.add_tokens(model.label, tokens_of(len(prompt)), ANSWER_TOKENS, *cached)
                     if not graded:
                         continue
                     text = answer.text if answer is not None else "x" * ANSWER_CHARS
                     g_prompt = grader_prompt(grader_rules, sc.criteria, text, sc.judge_context, evidence)
+                    g_stable = grader_stable(grader_rules, sc.criteria, sc.judge_context)
                     for j, grader in enumerate(graders):  # `grader` as a list: each judge's gradings
                         for k in range(j * gradings + 1, (j + 1) * gradings + 1):
                             plan.gradings += 1
@@ -301,7 +349,8 @@ def plan_skill(
                             if answer is not None and cache is not None and cache.peek(key) is not None:
                                 plan.cached_gradings += 1
                             else:
-                                plan.add_tokens(grader.label, tokens_of(len(g_prompt)), GRADING_TOKENS)
+                                cached = prompt_cache(grader, g_prompt, g_stable, seen)
+                                plan.add_tokens(grader.label, tokens_of(len(g_prompt)), GRADING_TOKENS, *cached)
     return plan
 
 
@@ -309,7 +358,13 @@ def plan_skill(
 
 
 def _tokens_json(t: Tokens) -> dict[str, int]:
-    return {"input": t.input, "output": t.output}
+    """`input`, `output`, and `cacheWrite` and `cacheRead` (of the input) where not 0."""
+    cached = {"cacheWrite": t.cache_write, "cacheRead": t.cache_read}
+    return {"input": t.input, "output": t.output, **{k: n for k, n in cached.items() if n}}
+
+
+def _cache_words(t: Tokens) -> str:
+    return f" ({t.cache_read:,} read from the prompt cache, {t.cache_write:,} written to it)"
 
 
 def skill_costs(
@@ -333,9 +388,13 @@ def skill_costs(
     }
     b, w = tokens[baseline], tokens[with_skill]
     how = " (estimated from characters where the adapter reports none)" if estimated else ""
+    # The prompt cache's part of the input is said only where it has one: the line is as before otherwise.
+    b_cache = _cache_words(b) if b.cache_write or b.cache_read else ""
+    w_cache = _cache_words(w) if w.cache_write or w.cache_read else ""
     lines = [
-        f"Tokens of the generations{how}: baseline {b.input:,} in, {b.output:,} out; with skill {w.input:,} in, "
-        f"{w.output:,} out ({'+' if w.input >= b.input else '-'}{abs(w.input - b.input):,} input tokens with the skill)."
+        f"Tokens of the generations{how}: baseline {b.input:,} in{b_cache}, {b.output:,} out; with skill "
+        f"{w.input:,} in{w_cache}, {w.output:,} out "
+        f"({'+' if w.input >= b.input else '-'}{abs(w.input - b.input):,} input tokens with the skill)."
     ]
     base, skill = costs[baseline], costs[with_skill]
     if prices and base is not None and skill is not None:

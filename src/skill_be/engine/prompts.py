@@ -59,6 +59,17 @@ def model_prompt(scenario: Scenario, arm: str, skill_text: str, template: str) -
     return prompt
 
 
+def model_stable(arm: str, skill_text: str, template: str) -> tuple[int, ...]:
+    """Where the part of `model_prompt` that every scenario of a skill shares ends: the filled template
+    up to its first {{task}} (the skill's text and the words around it). None for the baseline, whose
+    prompt is the task itself. The prompt is unchanged: this only says where a cache breakpoint goes."""
+    if arm == BASELINE:
+        return ()
+    cut = template.find("{{task}}")
+    head = template if cut < 0 else template[:cut]
+    return (len(_fill(head, {"{{skill}}": skill_text, "{{task}}": ""})),)
+
+
 def _fill(template: str, values: dict[str, str]) -> str:
     out: list[str] = []
     i = 0
@@ -86,17 +97,29 @@ def grader_prompt(
     """Role and rules (replaceable), numbered criteria, the author's expected output when the scenario
     has one, the answer fenced, a fixed closing paragraph (with `evidence`, the one that asks for a
     quote per verdict)."""
-    numbered = "\n".join(f"{i}. {c}" for i, c in enumerate(criteria, 1))
     # The answer is data: a closing tag inside it must not end the fence early.
     fenced = answer.replace("</answer>", "<\\/answer>")
+    rules_part, criteria_part = _grader_head(rules, criteria, expected)
+    return (
+        f"{rules_part}{criteria_part}"
+        f"<answer>\n{fenced}\n</answer>\n\n"
+        f"{(EVIDENCE_CLOSING if evidence else CLOSING).format(n=len(criteria))}"
+    )
+
+
+def _grader_head(rules: str | None, criteria: Sequence[str], expected: str | None) -> tuple[str, str]:
+    """The grader prompt before the answer: the rules (every grading's), then the criteria and the
+    expected output (every grading of one scenario's)."""
+    numbered = "\n".join(f"{i}. {c}" for i, c in enumerate(criteria, 1))
     context = ""
     if expected:
         shown = expected.replace("</expected>", "<\\/expected>")
         context = f"{EXPECTED}\n<expected>\n{shown}\n</expected>\n\n"
-    return (
-        f"{(rules or DEFAULT_GRADER_RULES).strip()}\n\n"
-        f"Criteria:\n{numbered}\n\n"
-        f"{context}"
-        f"<answer>\n{fenced}\n</answer>\n\n"
-        f"{(EVIDENCE_CLOSING if evidence else CLOSING).format(n=len(criteria))}"
-    )
+    return f"{(rules or DEFAULT_GRADER_RULES).strip()}\n\n", f"Criteria:\n{numbered}\n\n{context}"
+
+
+def grader_stable(rules: str | None, criteria: Sequence[str], expected: str | None = None) -> tuple[int, int]:
+    """Where the parts of `grader_prompt` that repeat end: the rules, then the scenario's criteria and
+    expected output (cache breakpoints; the prompt is unchanged)."""
+    rules_part, criteria_part = _grader_head(rules, criteria, expected)
+    return len(rules_part), len(rules_part) + len(criteria_part)

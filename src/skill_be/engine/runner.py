@@ -14,13 +14,13 @@ from skill_be.adapters.base import AdapterStartError, CallContext, Unreachable
 from skill_be.engine.arms import DEFAULT_ARMS, REUSE, RUN, Arm
 from skill_be.engine.assertions import grade_model_free
 from skill_be.engine.breaker import UNREACHABLE, Breaker, endpoint
-from skill_be.engine.calls import GENERATE, GRADE, LIVE, Call, CallHook, CallTag, Model
+from skill_be.engine.calls import GENERATE, GRADE, LIVE, Call, CallHook, CallTag, Model, prompt_cache_key
 from skill_be.engine.gate import Gate, LineScore, ScenarioLines
 from skill_be.engine.judge_noise import JudgeNoise, judge_noise
 from skill_be.engine.limiter import PriorityLimiter
 from skill_be.engine.observations import Grading, Output, TestRun
 from skill_be.engine.pairwise import Comparison, compare
-from skill_be.engine.prompts import WITH_SKILL, grader_prompt
+from skill_be.engine.prompts import WITH_SKILL, grader_prompt, grader_stable, model_stable
 from skill_be.engine.topup import settle
 from skill_be.engine.verdicts import Unparseable, counted, majority, parse_verdicts, parse_with_evidence, quote_span
 from skill_be.project.config import GateConfig, Price
@@ -173,7 +173,8 @@ class Engine:
             if (cut := self.breaker.refused(model.label)) is not None:  # opened while this call waited
                 return Call(None, cut, 0.0)
             started = time.monotonic()
-            ctx = CallContext(self.settings.timeout_seconds, self.settings.cwd, tag.attachments)
+            key = prompt_cache_key(tag)
+            ctx = CallContext(self.settings.timeout_seconds, self.settings.cwd, tag.attachments, tag.stable, key)
             where = endpoint(model.adapter.describe())
             kind: str | None = None
             try:
@@ -292,7 +293,8 @@ class Engine:
             return await self.agents.output(self, skill, skill_index, sl, model, rep, arm)
         prompt = arm.prompt(sc, skill, self.settings.template)
         out = Output(scenario=sc.id, model=model.label, rep=rep, arm=arm.name, prompt_chars=len(prompt))
-        tag = CallTag("generate", sc.id, rep, arm.name, skill=skill.name, attachments=sc.attachments)
+        stable = model_stable(arm.name, arm.text(skill), self.settings.template)
+        tag = CallTag("generate", sc.id, rep, arm.name, skill=skill.name, attachments=sc.attachments, stable=stable)
         answer, error, seconds = await self.call(model, prompt, self.priority(skill_index, GENERATE), tag)
         out.seconds = seconds
         where = f"rep {rep} {arm.words}"
@@ -330,12 +332,13 @@ class Engine:
         criteria = sc.criteria
         evidence = self.settings.evidence is not None
         prompt = grader_prompt(self.settings.grader_rules, criteria, out.text, sc.judge_context, evidence)
+        stable = grader_stable(self.settings.grader_rules, criteria, sc.judge_context)
         judges = (self.grader, *self.more_graders)
         n = self.settings.gradings
         out.gradings = list(
             await asyncio.gather(
                 *(
-                    self._grade_once(j * n + k, prompt, len(criteria), skill_index, out, skill, judge)
+                    self._grade_once(j * n + k, prompt, len(criteria), skill_index, out, skill, judge, stable)
                     for j, judge in enumerate(judges)
                     for k in range(1, n + 1)
                 )
@@ -361,12 +364,20 @@ class Engine:
             out.notes.append(f"{where}: criterion {i}: the gradings split {yes}-{len(good) - yes}; counted as NO")
 
     async def _grade_once(
-        self, k: int, prompt: str, n: int, skill_index: int, out: Output, skill: str, judge: Model
+        self,
+        k: int,
+        prompt: str,
+        n: int,
+        skill_index: int,
+        out: Output,
+        skill: str,
+        judge: Model,
+        stable: tuple[int, ...] = (),
     ) -> Grading:
         """A failed or unparseable grading is retried once."""
         g = Grading(k=k)
         for attempt in (1, 2):
-            tag = CallTag("grade", out.scenario, out.rep, out.arm, k, attempt, out.model, skill)
+            tag = CallTag("grade", out.scenario, out.rep, out.arm, k, attempt, out.model, skill, stable=stable)
             answer, error, seconds = await self.call(judge, prompt, self.priority(skill_index, GRADE), tag)
             g.seconds += seconds
             if answer is None:

@@ -8,7 +8,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from skill_be.engine.gate import TEST_PREFIX
-from skill_be.engine.prompts import DEFAULT_GRADER_RULES, WITH_SKILL, grader_prompt, model_prompt
+from skill_be.engine.prompts import (
+    DEFAULT_GRADER_RULES,
+    WITH_SKILL,
+    grader_prompt,
+    grader_stable,
+    model_prompt,
+    model_stable,
+)
 from skill_be.engine.runner import CallTag, Engine, Model
 from skill_be.engine.verdicts import Unparseable, counted, parse_verdicts, parse_with_evidence, quote_span, reasoning
 from skill_be.project.loader import Project
@@ -141,8 +148,9 @@ class Triage:
         sc = skill.evals.scenario(f.scenario)
         assert sc is not None
         prompt = model_prompt(sc, WITH_SKILL, skill.doc.text, self.engine.settings.template)
+        stable = model_stable(WITH_SKILL, skill.doc.text, self.engine.settings.template)
         text, error = await self._text(
-            model, prompt, CallTag("generate", sc.id, n, WITH_SKILL, attachments=sc.attachments)
+            model, prompt, CallTag("generate", sc.id, n, WITH_SKILL, attachments=sc.attachments, stable=stable)
         )
         if text is None:
             return Sample(None, error, None, "")
@@ -160,7 +168,8 @@ class Triage:
         rules = (self.engine.settings.grader_rules or DEFAULT_GRADER_RULES) + REASONS
         evidence = self.engine.settings.evidence
         prompt = grader_prompt(rules, sc.criteria, text, evidence=evidence is not None)
-        reply, gerror = await self._text(grader, prompt, CallTag("grade", sc.id, n, WITH_SKILL, 1))
+        tag = CallTag("grade", sc.id, n, WITH_SKILL, 1, stable=grader_stable(rules, sc.criteria))
+        reply, gerror = await self._text(grader, prompt, tag)
         if reply is None:
             return Sample(text, None, None, f"the grading failed: {gerror}")
         return _graded(reply, text, sc.criteria, f.line, evidence)

@@ -94,10 +94,31 @@ class CodeTestsConfig(NamedTuple):
 
 
 class Price(NamedTuple):
-    """One model's prices (`pricing:`), US dollars per million tokens."""
+    """One model's prices (`pricing:`), US dollars per million tokens. The prompt cache's prices
+    (`cacheWrite`, `cacheRead`) are the input price where the config names none."""
 
     input: float
     output: float
+    cache_write: float | None = None
+    cache_read: float | None = None
+
+    def dollars(self, tokens_in: int, tokens_out: int, written: int = 0, read: int = 0) -> float:
+        """The cost of `tokens_in` input tokens (`written` and `read` of them the prompt cache's) and
+        `tokens_out` output tokens."""
+        write_price = self.input if self.cache_write is None else self.cache_write
+        read_price = self.input if self.cache_read is None else self.cache_read
+        plain = tokens_in - written - read
+        return (plain * self.input + written * write_price + read * read_price + tokens_out * self.output) / 1e6
+
+
+def _price(p: Mapping[str, Any]) -> Price:
+    write, read = p.get("cacheWrite"), p.get("cacheRead")
+    return Price(
+        float(p["input"]),
+        float(p["output"]),
+        None if write is None else float(write),
+        None if read is None else float(read),
+    )
 
 
 class Config(NamedTuple):
@@ -176,7 +197,7 @@ def load_config(path: Path) -> Config:
         if key in d:
             kw[attr] = d[key]
     if d.get("pricing"):
-        kw["pricing"] = {m: Price(float(p["input"]), float(p["output"])) for m, p in d["pricing"].items()}
+        kw["pricing"] = {m: _price(p) for m, p in d["pricing"].items()}
     kw["results"] = _resolve(root, d.get("results", DEFAULT_RESULTS))
     kw["result_file"] = _resolve(root, d.get("resultFile", DEFAULT_RESULT_FILE))
     if "tests" in d:

@@ -85,6 +85,16 @@ class PriceModel(Strict):
 
     input: Dollars = Field(description="US dollars per million input tokens")
     output: Dollars = Field(description="US dollars per million output tokens")
+    cache_write: Dollars | None = Field(
+        None,
+        alias="cacheWrite",
+        description="US dollars per million input tokens written to the prompt cache (default: input)",
+    )
+    cache_read: Dollars | None = Field(
+        None,
+        alias="cacheRead",
+        description="US dollars per million input tokens read from the prompt cache (default: input)",
+    )
 
 
 def _price_map(value: object) -> object:

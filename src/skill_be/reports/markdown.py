@@ -9,7 +9,7 @@ from skill_be.engine.agreement import overall_why, scenario_why
 from skill_be.engine.gate import Gate, LineScore
 from skill_be.engine.gate import signed_pp as pp
 from skill_be.engine.observations import Output
-from skill_be.engine.prompts import BASELINE, WITH_SKILL
+from skill_be.engine.prompts import ARM_WORDS, BASELINE, WITH_SKILL
 from skill_be.engine.runner import SkillRun
 from skill_be.engine.stats import LOW_SAMPLE_ANSWERS
 from skill_be.reports import strings as s
@@ -154,7 +154,21 @@ def token_line(outputs: Sequence[Output]) -> str:
     if base is None or skill is None:
         return ""
     extra = skill[0] - base[0]
-    return (
+    line = (
         f"Tokens per output (mean): baseline {base[0]} in, {base[1]} out; "
         f"with skill {skill[0]} in, {skill[1]} out ({s.signed(extra)} prompt tokens with the skill)."
     )
+    return line + cache_words(outputs)
+
+
+def cache_words(outputs: Sequence[Output]) -> str:
+    """The prompt cache's part of the input, per arm that has one (mean per output): "" without,
+    so the token line of a run that cached nothing is as it always was."""
+    parts = []
+    for arm in (BASELINE, WITH_SKILL):
+        known = [o.usage for o in outputs if o.arm == arm and o.usage and o.usage.input_tokens is not None]
+        read, written = sum(u.cache_read_tokens for u in known), sum(u.cache_write_tokens for u in known)
+        if known and (read or written):
+            n = len(known)
+            parts.append(s.CACHED_INPUT.format(arm=ARM_WORDS[arm], read=round(read / n), written=round(written / n)))
+    return f" {s.CACHED_INPUT_HEAD} {'; '.join(parts)}." if parts else ""

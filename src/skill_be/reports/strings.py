@@ -110,3 +110,7 @@ VERIFY_NOT_READY = '  - skill "{skill}": NOT READY at its last run ({date}): {wh
 # check --graders (reports/references.py): the reference answers' Result line
 REFERENCES_PASS = RESULT_PASS + " ({n} reference answer(s), every line as expected)"
 REFERENCES_BLOCKER = "{found} line(s) that disagree with their reference answers ({n} checked)"
+
+# The token line's tail where the provider's prompt cache took part (reports/markdown.py `cache_words`).
+CACHED_INPUT_HEAD = "Of the input, from the prompt cache (mean):"
+CACHED_INPUT = "{arm} {read} read, {written} written"

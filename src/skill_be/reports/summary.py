@@ -24,7 +24,11 @@ SCHEMA_VERSION = 1
 
 
 def _usage(u: Usage | None) -> dict[str, int | None] | None:
-    return None if u is None else {"input": u.input_tokens, "output": u.output_tokens}
+    """`input`, `output`, and `cacheWrite` and `cacheRead` (of the input) where not 0."""
+    if u is None:
+        return None
+    cached = {"cacheWrite": u.cache_write_tokens, "cacheRead": u.cache_read_tokens}
+    return {"input": u.input_tokens, "output": u.output_tokens, **{k: n for k, n in cached.items() if n}}
 
 
 def _grading(g: Grading) -> dict[str, object]:

@@ -27,6 +27,14 @@ def cache_folder(config_root: Path) -> Path:
     return config_root / ".skill-be" / "cache"
 
 
+CACHED = ("cacheWrite", "cacheRead")  # a usage's prompt-cache counts, kept only where not 0
+
+
+def _usage_doc(u: Usage) -> dict[str, int | None]:
+    cached = dict(zip(CACHED, (u.cache_write_tokens, u.cache_read_tokens), strict=True))
+    return {"input": u.input_tokens, "output": u.output_tokens, **{k: n for k, n in cached.items() if n}}
+
+
 class Damaged(Exception):
     pass
 
@@ -34,12 +42,12 @@ class Damaged(Exception):
 def _usage_from(doc: object) -> Usage | None:
     if doc is None:
         return None
-    if not isinstance(doc, dict) or set(doc) != {"input", "output"}:
+    if not isinstance(doc, dict) or not {"input", "output"} <= set(doc) <= {"input", "output", *CACHED}:
         raise Damaged("usage is not {input, output}")
-    values = [doc["input"], doc["output"]]
+    values = [doc["input"], doc["output"], *(doc.get(k, 0) for k in CACHED)]
     if any(x is not None and (not isinstance(x, int) or isinstance(x, bool)) for x in values):
         raise Damaged("a token count is not a whole number")
-    return Usage(values[0], values[1])
+    return Usage(values[0], values[1], values[2] or 0, values[3] or 0)
 
 
 def _answer_from(raw: bytes, key: str) -> Answer:
@@ -139,9 +147,7 @@ class ResponseCache:
             "format": FORMAT,
             "key": key,
             "text": answer.text,
-            "usage": None
-            if answer.usage is None
-            else {"input": answer.usage.input_tokens, "output": answer.usage.output_tokens},
+            "usage": None if answer.usage is None else _usage_doc(answer.usage),
             "meta": dict(answer.meta),
         }
         try:

@@ -99,11 +99,15 @@ def in_shard(where: Mapping[Unit, int], shard: Shard) -> Callable[[str, str, str
 
 
 def _usage(u: Usage | None) -> dict[str, int | None] | None:
-    return None if u is None else {"input": u.input_tokens, "output": u.output_tokens}
+    """`input`, `output`, and `cacheWrite` and `cacheRead` (of the input) where not 0."""
+    if u is None:
+        return None
+    cached = {"cacheWrite": u.cache_write_tokens, "cacheRead": u.cache_read_tokens}
+    return {"input": u.input_tokens, "output": u.output_tokens, **{k: n for k, n in cached.items() if n}}
 
 
 def _usage_from(u: UsageSummary | None) -> Usage | None:
-    return None if u is None else Usage(u.input, u.output)
+    return None if u is None else Usage(u.input, u.output, u.cache_write or 0, u.cache_read or 0)
 
 
 def output_json(o: Output, redact: Callable[[str], str]) -> dict[str, object]:

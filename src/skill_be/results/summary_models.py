@@ -23,8 +23,11 @@ from skill_be.results.written import Meta, Real, Written
 
 
 class UsageSummary(Written):
-    input: Integer | None = None
+    input: Integer | None = None  # every input token, the prompt cache's included
     output: Integer | None = None
+    # Of input: written to and read from the provider's prompt cache; absent where it has none.
+    cache_write: Integer | None = Field(None, alias="cacheWrite")
+    cache_read: Integer | None = Field(None, alias="cacheRead")
 
 
 class TestResultSummary(Written):
@@ -285,6 +288,8 @@ class PairwiseSummary(Written):
 class Tokens(Written):
     input: Integer
     output: Integer
+    cache_write: Integer | None = Field(None, alias="cacheWrite")
+    cache_read: Integer | None = Field(None, alias="cacheRead")
 
 
 class TokenSummary(Written):

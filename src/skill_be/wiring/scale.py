@@ -14,12 +14,12 @@ from skill_be.adapters.credentials import Redactor
 from skill_be.adapters.registry import AdapterEnv, AdapterRegistry, labels
 from skill_be.engine.cache import CachedCalls
 from skill_be.engine.calls import CallHook
-from skill_be.engine.pricing import Caller, PlanCount, dry_run_lines, plan_skill, skill_costs
+from skill_be.engine.pricing import Caller, PlanCount, cache_minimum_of, dry_run_lines, plan_skill, skill_costs
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.runner import Model, Settings, SkillRun, UnitFilter, every_unit
 from skill_be.errors import ConfigError, UsageError
 from skill_be.paths import shown
-from skill_be.project.config import Config, Price
+from skill_be.project.config import AdapterEntry, Config, Price
 from skill_be.project.identity import adapter_identity
 from skill_be.project.loader import Project
 from skill_be.results.atomic import write_atomic
@@ -153,8 +153,8 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: s
             await preflight([entry], [model], env, boxed)
         except AdapterStartError as e:
             warn(f"note: {e} (the dry run calls nothing; a real run stops here with exit code 2)")
-    callers = [Caller(m.label, adapter_identity(e, config.root)) for m, e in zip(models, config.models, strict=True)]
-    judge = [Caller(m.label, adapter_identity(e, config.root)) for m, e in zip(judges, config.graders, strict=True)]
+    callers = [caller(m, e, config.root) for m, e in zip(models, config.models, strict=True)]
+    judge = [caller(m, e, config.root) for m, e in zip(judges, config.graders, strict=True)]
     cache = CacheUse(config, read_only=True).store if cache_on else None
     only = Sharding(project, shard, settings).units if shard is not None else None
 
@@ -181,6 +181,11 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: s
     lines += trigger_dry_run(project, settings, callers, cache, prices, shard)  # wiring/trigger_setup.py
     print("\n".join(lines), flush=True)
     return 0
+
+
+def caller(model: Model, entry: AdapterEntry, root: Path) -> Caller:
+    """A model as the dry run's plan sees it: its label, cache identity and prompt-cache minimum."""
+    return Caller(model.label, adapter_identity(entry, root), cache_minimum_of(model.adapter))
 
 
 def trigger_dry_run(
