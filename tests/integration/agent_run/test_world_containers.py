@@ -29,7 +29,8 @@ __all__ = ["box", "server", "tls"]  # the module's fixtures, shared with the oth
 LABEL = {"skill-be.helper": "world"}
 WORKFLOW = "superlint check; superlint fix --target app.js; superlint verify"
 # The CLIs whose drivers take follow-ups (followUps) and a converted world: every pinned CLI.
-WORLD_CLIS = ("claude", "pi", "opencode", "codex", "copilot")
+WORLD_CLIS = ("claude", "pi", "opencode", "codex", "copilot")  # the CLIs that resume (follow-ups)
+SUPERLINT_CLIS = (*WORLD_CLIS, "gemini")  # every pinned CLI: a tool on the PATH and a grader
 MCP_CLIS = ("claude", "opencode", "codex", "copilot")  # pi cannot take MCP servers
 WRITE = {"codex": "shell"}  # the first turn's write: codex writes through its shell
 
@@ -76,7 +77,7 @@ def run_and_grade(box: Any, server: Any, cli: str, sc: dict[str, Any]) -> list[t
     return check_lines(rows)
 
 
-@pytest.mark.parametrize("cli", WORLD_CLIS)
+@pytest.mark.parametrize("cli", SUPERLINT_CLIS)
 def test_superlint_converted_runs_through_each_cli_and_fails_without_its_tool(
     cleanup: None, box: DockerBox, server: Any, image: str, converted: dict[str, Any], cli: str
 ) -> None:
