@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, NoReturn
 
 from skill_be import __version__
 from skill_be.errors import USAGE_EXIT, ConfigError, Interrupted, SkillBeError, UsageError, exit_code
+from skill_be.paths import CONFIG_NAME
 
 USAGE = "skill-be <command> [options]"
 DESCRIPTION = "Benchmarks Agent Skills: baseline versus with-skill, LLM-graded, code-tested and gated."
@@ -386,7 +387,6 @@ def build_parser(commands: Sequence[Command]) -> _Parser:
     return parser
 
 
-CONFIG_NAME = "skill-be.yaml"
 STARTS_FRESH = frozenset({"init"})  # commands that write a config where they run: no search upwards
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from skill_be.errors import ConfigError, UsageError
-from skill_be.paths import shown
+from skill_be.paths import command_line, shown
 from skill_be.results.run_dir import run_folders
 
 
@@ -24,9 +24,13 @@ def results_folder(config_path: Path, folder: str | None) -> Path:
         root = load_config(config_path).results
         where = f"{shown(root)} (results in {shown(config_path)})"
     if not root.is_dir():
-        raise ConfigError(f'{where}: no such folder; run "skill-be run" first, or name a results folder')
+        raise ConfigError(
+            f'{where}: no such folder; run "{command_line("run", config_path)}" first, or name a results folder'
+        )
     if not run_folders(root):
-        raise ConfigError(f'{where}: no run in it (no folder with a summary.json); run "skill-be run" first')
+        raise ConfigError(
+            f'{where}: no run in it (no folder with a summary.json); run "{command_line("run", config_path)}" first'
+        )
     return root
 
 

@@ -47,7 +47,7 @@ def main(
     return asyncio.run(interruptible(lambda: _regrade(config_path, list(skills), run, junit, keep_deps)))
 
 
-def earlier_run(results: Path, run: str | None) -> Path:
+def earlier_run(results: Path, run: str | None, config: Path | None = None) -> Path:
     """`--run DIR`, or the latest run folder under the results folder."""
     if run is not None:
         path = Path(run)
@@ -57,7 +57,7 @@ def earlier_run(results: Path, run: str | None) -> Path:
                 f"{shown(results)}"
             )
         return path
-    return latest_run(results, "regrade")
+    return latest_run(results, "regrade", config)
 
 
 class StoredAnswers:
@@ -225,7 +225,7 @@ async def _regrade(config_path: Path, names: list[str], run: str | None, junit_a
     previous = check_before_calls(project)
     config = project.config
     junit = junit_path(junit_arg)
-    path = earlier_run(config.results, run)
+    path = earlier_run(config.results, run, config.path)
     earlier = Earlier(path, read_summary(path / "summary.json", "pass --run with another run folder"))
     settings = engine_settings(config, earlier.summary.reps or config.reps)
     graded_project, partial = regradable(project, earlier, settings.template)

@@ -30,7 +30,7 @@ def main(
 async def _triage(config_path: Path, names: list[str], below: int | None, samples: int, keep_deps: bool) -> int:
     project = load_project(config_path, names, warn=warn)
     config = project.config
-    run_dir = latest_run(config.results, "triage")
+    run_dir = latest_run(config.results, "triage", config.path)
     summary = read_summary(run_dir / "summary.json")  # through its model: a broken file is one line
     # Assertion and budget lines carry their evidence in the report already and have no judge to ask.
     todo = [f for f in failures(summary, [s.name for s in project.skills], below) if not f.line.startswith(MODEL_FREE)]

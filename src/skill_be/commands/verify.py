@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skill_be.checks import run_checks
-from skill_be.paths import shown
+from skill_be.paths import command_line, shown
 from skill_be.project.loader import Project, Skill, load_project
 from skill_be.reports import strings
 from skill_be.results.result_file import ResultFile, read_result_file
@@ -73,7 +73,7 @@ def result_file_lines(project: Project, result: ResultFile | None) -> tuple[list
     if result is None:
         return [
             f"result file {name}: 1 problem(s)",
-            f'  - no run has been recorded yet ({name} does not exist); run "skill-be run" and commit {name}',
+            f'  - no run has been recorded yet ({name} does not exist); run "{command_line("run", project.config.path)}" and commit {name}',
         ], False
     problems = [p for skill in project.skills if (p := _problem(project, skill, result))]
     if problems:

@@ -101,12 +101,15 @@ def run_folders(results: Path) -> list[Path]:
     return sorted(p for p in results.glob("*") if (p / "summary.json").is_file())
 
 
-def latest_run(results: Path, what: str) -> Path:
-    """The newest run folder; none is one line naming the folder and the fix."""
+def latest_run(results: Path, what: str, config: Path | None = None) -> Path:
+    """The newest run folder; none is one line naming the folder and the fix (`config`: the one the
+    command read, so the fix names it)."""
     from skill_be.errors import ConfigError
-    from skill_be.paths import shown
+    from skill_be.paths import command_line, shown
 
     runs = run_folders(results)
     if not runs:
-        raise ConfigError(f'{shown(results)}: no earlier run to {what} (no summary.json); run "skill-be run" first')
+        raise ConfigError(
+            f'{shown(results)}: no earlier run to {what} (no summary.json); run "{command_line("run", config)}" first'
+        )
     return runs[-1]
