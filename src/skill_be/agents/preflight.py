@@ -14,9 +14,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 from skill_be.adapters.credentials import api_key
+from skill_be.adapters.registry import labels
 from skill_be.agents.boxes import AgentBox
 from skill_be.agents.drivers import DRIVERS, driver
-from skill_be.agents.drivers.base import SkillToInstall
+from skill_be.agents.drivers.base import SkillToInstall, needs_key
 from skill_be.agents.skills import read_skill
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
@@ -67,20 +68,17 @@ def host_needs_clis(skills: Sequence[Skill]) -> bool:
 
 
 def check_container_keys(
-    skills: Sequence[Skill],
-    entries: Sequence[tuple[str, AdapterEntry]],
-    environ: Mapping[str, str],
-    warn: Callable[[str], None],
+    skills: Sequence[Skill], models: Sequence[AdapterEntry], environ: Mapping[str, str], warn: Callable[[str], None]
 ) -> None:
     """Each agent CLI that runs in the container gets its key there: a stored login (no `apiKeyEnv`, or
     one that is empty) never reaches it, so the run would fail on every call ("Not logged in"). Its
-    `bin` is not used there (the image's CLI runs): a warning. `entries`: (label, entry)."""
+    `bin` is not used there (the image's CLI runs): a warning. `models`: the config's models under test."""
     boxed = in_container(skills)
     if not boxed:
         return
     skill, scenario = boxed[0]
-    for label, entry in entries:
-        if entry.adapter not in DRIVERS or getattr(driver(entry.adapter), "needs_key", True) is False:
+    for label, entry in zip(labels(list(models)), models, strict=True):
+        if entry.adapter not in DRIVERS or not needs_key(driver(entry.adapter)):
             continue
         if api_key(entry, environ) is None:
             var = entry.settings.get("apiKeyEnv")
@@ -98,14 +96,14 @@ def check_container_keys(
             )
 
 
-def check_agent_providers(skills: Sequence[Skill], entries: Sequence[tuple[str, AdapterEntry]]) -> None:
+def check_agent_providers(skills: Sequence[Skill], models: Sequence[AdapterEntry]) -> None:
     """An agent CLI that runs as an agent (agent scenarios, trigger evals) gets a fresh home, so only a
     provider its driver drives (`providers`: openai, anthropic) or one given by `baseUrl` can work; a
     provider of the user's own CLI setup (pi's models.json, opencode's config) cannot be read there.
     One rule for both features, checked before any call (one-shot calls read the user's setup)."""
     if not any(s.evals.triggers is not None or any(sc.agent for sc in s.evals.scenarios) for s in skills):
         return
-    for label, entry in entries:
+    for label, entry in zip(labels(list(models)), models, strict=True):
         provider = entry.settings.get("provider")
         if entry.adapter not in DRIVERS or not isinstance(provider, str) or entry.settings.get("baseUrl"):
             continue

@@ -49,11 +49,9 @@ def _description(text: str | None, file: str | None) -> str:
 async def _compare(config_path: Path, names: list[str], text: str, reps: int | None, concurrency: int | None) -> int:
     project = load_project(config_path, names, warn=warn)
     check_triggers(project, warn)
-    from skill_be.adapters.registry import labels
     from skill_be.agents.preflight import check_agent_providers
 
-    entries = list(project.config.models)
-    check_agent_providers(project.skills, list(zip(labels(entries), entries, strict=True)))  # agent CLIs' providers
+    check_agent_providers(project.skills, project.config.models)  # agent CLIs' providers, before any call
     skills = [s for s in project.skills if s.evals.triggers is not None]
     if not skills:
         raise ConfigError(

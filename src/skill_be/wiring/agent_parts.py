@@ -44,40 +44,40 @@ def check_agents(project: Project, warn: Callable[[str], None]) -> None:
     from skill_be.adapters.registry import labels
 
     entries = list(project.config.models)
-    check_agent_providers(project.skills, list(zip(labels(entries), entries, strict=True)))
+    check_agent_providers(project.skills, entries)
     if not box_kinds(project.skills):
         return
     neighbours(project)  # each names a skill folder
     adapters = [(label, e.adapter, str(e.where.path)) for e, label in zip(entries, labels(entries), strict=True)]
     check_agent_models(project.skills, adapters)
-    check_container_keys(project.skills, list(zip(labels(entries), entries, strict=True)), os.environ, warn)
+    check_container_keys(project.skills, entries, os.environ, warn)
     from skill_be.agents.world_support import check_world_support
 
     check_world_support(project.skills, adapters)  # mcp or followUps on a CLI that cannot
 
 
-def cli_versions(models: Sequence[Model], boxes: Mapping[str, AgentBox]) -> dict[str, dict[str, str]]:
+def cli_versions(
+    models: Sequence[Model],
+    boxes: Mapping[str, AgentBox],
+    drivers: Mapping[str, Mapping[str, AgentDriver]] | None = None,
+) -> dict[str, dict[str, str]]:
     """label -> box kind -> the CLI's `--version` where it runs: this machine's in the process box, the
-    image's in the container (one checks run there for every model; the driver's `version_command`)."""
+    image's in the container (one checks run there for every model; the driver's `version_command`).
+    `drivers`: each model's driver per box (`_drivers`), when the caller has made them already."""
     out: dict[str, dict[str, str]] = {m.label: {} for m in models}
     for kind, box in boxes.items():
         if kind == "process":
             for m in models:
                 out[m.label][kind] = _version(m)
             continue
-        made = _drivers_in(models, box)
-        commands = [(label, version_command(d)) for label, d in made.items()]
+        made = [drivers[m.label][kind] if drivers is not None else _driver(m, box) for m in models]
+        commands = [(m.label, version_command(d)) for m, d in zip(models, made, strict=True)]
         rows, _error = box.run_checks({}, {}, commands, 60.0) if commands else ([], None)
         said = {r.name: r.output.strip().splitlines() for r in rows if r.exit == "0"}
         for m in models:
             lines = said.get(m.label)
             out[m.label][kind] = lines[0][:100] if lines else "unknown"
     return out
-
-
-def _drivers_in(models: Sequence[Model], box: AgentBox) -> dict[str, AgentDriver]:
-    adapters: list[tuple[str, Any]] = [(m.label, m.adapter) for m in models]
-    return {label: driver(str(a.entry.adapter), **box.driver_options(a.executable)) for label, a in adapters}
 
 
 def _version(model: Model) -> str:
@@ -124,8 +124,9 @@ async def agent_side(
     with opened_boxes(kinds, BoxSettings(endpoints=list(endpoints.values())), warn) as boxes:
         own = scenario_boxes(boxes, project.skills, warn)  # a setup that fails: exit 2, no model call
         preflight_checks(boxes, project.skills, own)  # a check command that is not found: exit 2, no model call
-        versions = cli_versions(models, boxes)
-        agent_models = {m.label: AgentModel(_drivers(m, boxes), endpoints[m.label], versions[m.label]) for m in models}
+        drivers = {m.label: _drivers(m, boxes) for m in models}
+        versions = cli_versions(models, boxes, drivers)
+        agent_models = {m.label: AgentModel(drivers[m.label], endpoints[m.label], versions[m.label]) for m in models}
         inputs = read_inputs(project.skills, shown_skills(project.skills, arms), neighbours(project))
         yield AgentSide(agent_models, boxes, inputs, redact, own)
 
@@ -146,11 +147,14 @@ def scenario_boxes(
     return {key: docker.in_image(tag) for key, tag in images.items()}
 
 
-def _drivers(model: Model, boxes: dict[str, AgentBox]) -> dict[str, AgentDriver]:
+def _drivers(model: Model, boxes: Mapping[str, AgentBox]) -> dict[str, AgentDriver]:
     """The model's driver in each box: the image's CLI in a container, the adapter's own binary here."""
+    return {kind: _driver(model, box) for kind, box in boxes.items()}
+
+
+def _driver(model: Model, box: AgentBox) -> AgentDriver:
     adapter: Any = model.adapter
-    name = str(adapter.entry.adapter)
-    return {kind: driver(name, **box.driver_options(adapter.executable)) for kind, box in boxes.items()}
+    return driver(str(adapter.entry.adapter), **box.driver_options(adapter.executable))
 
 
 class _Stored:

@@ -68,11 +68,20 @@ def build_models(config: Config, env: AdapterEnv, registry: AdapterRegistry) -> 
     ]
 
 
+def container_only(project: Project, models: Sequence[Model]) -> Sequence[Model]:
+    """The models under test whose CLI never runs on this machine: all of them when every scenario is an
+    agent scenario in skill-be's container and no skill has trigger evals (agents/preflight.py), else none."""
+    from skill_be.agents.preflight import host_needs_clis
+
+    return () if host_needs_clis(project.skills) else models
+
+
 async def preflight(
     entries: Sequence[AdapterEntry], models: Sequence[Model], env: AdapterEnv, boxed: Sequence[Model] = ()
 ) -> None:
     """Before the first model call: credentials hold (the CI rule) and every adapter can start. The
-    CLIs of `boxed` run only in skill-be's container: their settings are checked, not a start here."""
+    CLIs of `boxed` (`container_only`) run only in skill-be's container: their settings are checked,
+    not a start here."""
     from skill_be.adapters.cli_common import CliAdapter
 
     for entry in entries:
@@ -191,9 +200,7 @@ async def assemble(
         *(config.graders if judges else ()),
         *([triager] if triager else []),
     ]
-    from skill_be.agents.preflight import host_needs_clis
-
-    boxed = () if host_needs_clis(project.skills) else under_test  # every use in the container: none here
+    boxed = container_only(project, under_test)
     await preflight(entries, [*under_test, *judges, *([classify] if classify else [])], env, boxed)
     tests, close_tests = await open_code_tests(tested or project, keep_deps)
     try:

@@ -25,7 +25,7 @@ from skill_be.project.loader import Project
 from skill_be.results.atomic import write_atomic
 from skill_be.results.response_cache import ResponseCache, cache_folder
 from skill_be.results.shards import ShardWriter, assign, in_shard, parse_shard, plan_id, units
-from skill_be.wiring.assembly import Parts, build_judges, build_models, preflight
+from skill_be.wiring.assembly import Parts, build_judges, build_models, container_only, preflight
 from skill_be.wiring.common import warn
 from skill_be.wiring.run_files import Extras
 
@@ -145,9 +145,7 @@ async def dry_run(project: Project, settings: Settings, cache_on: bool, shard: s
     graded = any(sc.criteria for s in project.skills for sc in s.evals.scenarios)
     judges = build_judges(config, env, registry) if graded else []
     entries = [*config.models, *(config.graders if judges else ())]
-    from skill_be.agents.preflight import host_needs_clis
-
-    boxed = () if host_needs_clis(project.skills) else models  # every use in the container: none here
+    boxed = container_only(project, models)
     for entry, model in zip(entries, [*models, *judges], strict=True):
         try:  # a dry run calls nothing, so a CLI that is not installed is a note
             await preflight([entry], [model], env, boxed)

@@ -192,3 +192,9 @@ def takes_mcp(driver: object) -> bool:
 def resumes(driver: object) -> bool:
     """Whether the driver can send follow-ups in the same session (`resumes = True`); default: no."""
     return getattr(driver, "resumes", False) is True
+
+
+def needs_key(driver: object) -> bool:
+    """Whether the driver's CLI calls a model, so skill-be's container must get it a key (`needs_key =
+    False` for one that calls none, the fake agent); default: it does."""
+    return getattr(driver, "needs_key", True) is not False

@@ -28,6 +28,7 @@ from skill_be.agents.drivers.events import (
     DEFAULT_PATH,
     TranscriptBuilder,
     as_dict,
+    chosen_tools,
     events,
     skill_file_read,
     skill_files,
@@ -74,8 +75,7 @@ class ClaudeDriver:
         self.path = path
 
     def tools(self, setup: AgentSetup) -> list[str]:
-        chosen = list(setup.tools) if setup.tools is not None else list(DEFAULT_TOOLS)
-        return [SKILL_TOOL, *[t for t in chosen if t != SKILL_TOOL]]
+        return [SKILL_TOOL, *chosen_tools(setup, DEFAULT_TOOLS, SKILL_TOOL)]
 
     def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
         if setup.endpoint.provider != "anthropic":

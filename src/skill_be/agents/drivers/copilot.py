@@ -54,7 +54,15 @@ from pathlib import PurePosixPath
 
 from skill_be.adapters.copilot_cli import FIXED_ENV, FLAGS, IMAGE_CACHE, cache_dir, provider_env, settings
 from skill_be.agents.drivers.base import AgentSetup, Launch, Transcript
-from skill_be.agents.drivers.events import DEFAULT_PATH, TranscriptBuilder, as_dict, as_int, events, skill_files
+from skill_be.agents.drivers.events import (
+    DEFAULT_PATH,
+    TranscriptBuilder,
+    as_dict,
+    as_int,
+    chosen_tools,
+    events,
+    skill_files,
+)
 from skill_be.agents.drivers.turn_limit import WRAPPER
 
 DEFAULT_TOOLS = ("view", "create", "edit", "bash")
@@ -120,8 +128,7 @@ class CopilotDriver:
         return f"COPILOT_OFFLINE=true XDG_CACHE_HOME={shlex.quote(self.cache)} {shlex.quote(self.bin)} --version"
 
     def tools(self, setup: AgentSetup) -> list[str]:
-        chosen = list(setup.tools) if setup.tools is not None else list(DEFAULT_TOOLS)
-        return [*[t for t in chosen if t != SKILL_TOOL], SKILL_TOOL, *(m.name for m in setup.mcp)]
+        return [*chosen_tools(setup, DEFAULT_TOOLS, SKILL_TOOL), SKILL_TOOL, *(m.name for m in setup.mcp)]
 
     @staticmethod
     def mcp_tool(name: str, servers: Sequence[str]) -> tuple[str, str] | None:

@@ -132,3 +132,10 @@ def skill_files(root: PurePosixPath, skills: Sequence[SkillToInstall]) -> dict[P
                 raise ValueError(f'skill "{skill.name}": file path "{rel}" leaves the skill folder')
             out[base / p] = content
     return out
+
+
+def chosen_tools(setup: AgentSetup, default: Sequence[str], always: str) -> list[str]:
+    """The tools the scenario allows (`agent.tools`, else the driver's default), without `always` (the
+    skill tool), which each driver adds where its CLI wants it."""
+    chosen = list(setup.tools) if setup.tools is not None else list(default)
+    return [t for t in chosen if t != always]

@@ -3,10 +3,10 @@
 `GEMINI_API_KEY` (the Gemini API: `POST /v1beta/models/<model>:streamGenerateContent?alt=sse`).
 
 The model is always named (`-m`): Gemini's default, `auto`, first asks a classifier model which one to
-use (one more call, to a model the scenario did not name). The approval mode is yolo: without it (or a
-policy file) Gemini silently removes `activate_skill`, its shell and its write tools from the tool
-list of a non-interactive run. The tools the scenario allows are chosen with `tools.core` (an
-allowlist; `activate_skill` is always on it, so a skill can be loaded).
+use (one more call, to a model the scenario did not name). The approval mode is yolo: without it the
+tools `tools.core` names are still declared, but the shell and the writes fail at run time (they ask
+for a confirmation a non-interactive run cannot give). The tools the scenario allows are chosen with
+`tools.core` (an allowlist; `activate_skill` is always on it, so a skill can be loaded).
 
 Where skills go: `<home>/.agents/skills/<name>/`, the user-level folder Gemini discovers (HOME is the
 run's private home), so the workspace stays as the scenario wrote it. A workspace's own `.agents/skills`
@@ -44,6 +44,7 @@ from skill_be.agents.drivers.events import (
     TranscriptBuilder,
     as_dict,
     as_int,
+    chosen_tools,
     events,
     skill_file_read,
     skill_files,
@@ -87,8 +88,7 @@ class GeminiDriver:
         self.path = path
 
     def tools(self, setup: AgentSetup) -> list[str]:
-        chosen = list(setup.tools) if setup.tools is not None else list(DEFAULT_TOOLS)
-        return [*[t for t in chosen if t != SKILL_TOOL], SKILL_TOOL]
+        return [*chosen_tools(setup, DEFAULT_TOOLS, SKILL_TOOL), SKILL_TOOL]
 
     def prepare(self, setup: AgentSetup, workspace: PurePosixPath, home: PurePosixPath) -> Launch:
         ep = setup.endpoint

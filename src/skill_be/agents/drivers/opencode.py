@@ -34,6 +34,7 @@ from skill_be.agents.drivers.events import (
     TranscriptBuilder,
     as_dict,
     as_int,
+    chosen_tools,
     events,
     skill_file_read,
     skill_files,
@@ -72,8 +73,7 @@ class OpencodeDriver:
         self.python = python
 
     def tools(self, setup: AgentSetup) -> list[str]:
-        chosen = list(setup.tools) if setup.tools is not None else list(DEFAULT_TOOLS)
-        return [*[t for t in chosen if t != SKILL_TOOL], SKILL_TOOL]
+        return [*chosen_tools(setup, DEFAULT_TOOLS, SKILL_TOOL), SKILL_TOOL]
 
     def model(self, setup: AgentSetup) -> str:
         ep = setup.endpoint
