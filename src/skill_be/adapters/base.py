@@ -23,6 +23,20 @@ class Usage:
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
 
+    def __add__(self, other: Usage) -> Usage:
+        """Two calls' tokens together (a conversation's turns, a run's follow-ups); None stays None
+        only where both say nothing."""
+
+        def both(a: int | None, b: int | None) -> int | None:
+            return None if a is None and b is None else (a or 0) + (b or 0)
+
+        return Usage(
+            both(self.input_tokens, other.input_tokens),
+            both(self.output_tokens, other.output_tokens),
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+        )
+
 
 @dataclass(frozen=True)
 class Answer:

@@ -34,25 +34,23 @@ ISOLATION_ENV = {
 }
 
 
-def _usage(result: Mapping[str, object]) -> Usage | None:
-    """Prompt tokens include cached ones: what the skill adds to a prompt counts whether cached or not."""
+def usage_of(result: Mapping[str, object]) -> Usage | None:
+    """The result event's tokens. Prompt tokens include cached ones (what the skill adds to a prompt
+    counts whether cached or not); the cache's writes and reads are kept apart for pricing."""
     per_model = result.get("modelUsage")
     if isinstance(per_model, dict) and per_model:
-        tin = tout = 0
-        for m in per_model.values():
-            if isinstance(m, dict):
-                tin += sum(
-                    int(m.get(k) or 0) for k in ("inputTokens", "cacheReadInputTokens", "cacheCreationInputTokens")
-                )
-                tout += int(m.get("outputTokens") or 0)
-        return Usage(input_tokens=tin, output_tokens=tout)
-    usage = result.get("usage")
-    if isinstance(usage, dict):
-        keys = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-        return Usage(
-            input_tokens=sum(int(usage.get(k) or 0) for k in keys), output_tokens=int(usage.get("output_tokens") or 0)
-        )
-    return None
+        rows = [m for m in per_model.values() if isinstance(m, dict)]
+        keys = ("inputTokens", "outputTokens", "cacheCreationInputTokens", "cacheReadInputTokens")
+    elif isinstance(usage := result.get("usage"), dict):
+        rows = [usage]
+        keys = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    else:
+        return None
+    total = Usage(0, 0)
+    for m in rows:
+        fresh, out, written, read = (int(m.get(k) or 0) for k in keys)
+        total += Usage(fresh + written + read, out, written, read)
+    return total
 
 
 def parse_result(stdout: bytes) -> dict[str, object] | None:
@@ -102,7 +100,7 @@ class ClaudeCliAdapter(CliAdapter):
         if not text:
             raise self.failure("the answer is empty", result)
         meta: dict[str, object] = {"truncated": True} if result.truncated else {}
-        return Answer(text=text, usage=_usage(data), meta=meta)
+        return Answer(text=text, usage=usage_of(data), meta=meta)
 
     def describe(self) -> Mapping[str, object]:
         return {

@@ -200,3 +200,9 @@ class CliAdapter:
         if self.base_url:
             out["baseUrl"] = self.base_url
         return out
+
+
+def token_count(d: Mapping[str, object], key: str) -> int:
+    """A token count a CLI's stream reported under `key`: 0 where it is missing or not a count."""
+    value = d.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

@@ -17,7 +17,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
-from skill_be.adapters.cli_common import NO_TOOLS_NOTE, CliAdapter, CliSpec, call_dir, child_env, json_events
+from skill_be.adapters.cli_common import (
+    NO_TOOLS_NOTE,
+    CliAdapter,
+    CliSpec,
+    call_dir,
+    child_env,
+    json_events,
+    token_count,
+)
 from skill_be.proc import ProcessResult
 from skill_be.project.config import AdapterEntry
 
@@ -63,6 +71,14 @@ NO_TOOLS = ("plugins", "shell_tool", "unified_exec", "multi_agent", "goals", "vi
 DROPPED_ENV = ("CODEX_HOME", "OPENAI_BASE_URL", "OPENAI_API_KEY", KEY_VAR)
 
 
+def usage_of(usage: Mapping[str, object]) -> Usage:
+    """A `turn.completed` event's tokens: `input_tokens` counts the cached ones, `cached_input_tokens`
+    (reads of the provider's prompt cache) is a part of it; Codex reports no cache writes."""
+
+    read = token_count(usage, "cached_input_tokens")
+    return Usage(max(token_count(usage, "input_tokens"), read), token_count(usage, "output_tokens"), 0, read)
+
+
 class CodexCliAdapter(CliAdapter):
     spec = SPEC
 
@@ -97,7 +113,7 @@ class CodexCliAdapter(CliAdapter):
         return self.read_events(result)
 
     def read_events(self, result: ProcessResult) -> Answer:
-        text, tin, tout, seen = "", 0, 0, False
+        text, usage = "", None
         for event in json_events(result.stdout):
             kind, item = event.get("type"), event.get("item")
             if kind == "turn.failed" or kind == "error":
@@ -107,15 +123,13 @@ class CodexCliAdapter(CliAdapter):
             if kind == "item.completed" and isinstance(item, dict) and item.get("type") == "agent_message":
                 text = str(item.get("text") or "")
             elif kind == "turn.completed" and isinstance(event.get("usage"), dict):
-                usage = event["usage"]
-                tin += int(usage.get("input_tokens") or 0)  # the cached ones are a part of it
-                tout += int(usage.get("output_tokens") or 0)
-                seen = True
+                turn = usage_of(event["usage"])
+                usage = turn if usage is None else usage + turn
         if result.returncode != 0:
             raise self.failure(f"exit code {result.returncode}", result)
         if not text.strip():
             raise self.failure("the answer is empty", result)
-        return Answer(text=text.strip(), usage=Usage(tin, tout) if seen else None)
+        return Answer(text=text.strip(), usage=usage)
 
     def describe(self) -> Mapping[str, object]:
         return {

@@ -101,13 +101,15 @@ def usage_of(report: Mapping[str, object]) -> Usage | None:
     metrics = report.get("modelMetrics")
     if not isinstance(metrics, dict) or not metrics:
         return None
-    tin = tout = 0
+    total = Usage(0, 0)
     for m in metrics.values():
         usage = m.get("usage") if isinstance(m, dict) else None
         if isinstance(usage, dict):
-            tin += sum(int(usage.get(k) or 0) for k in ("inputTokens", "cacheReadTokens", "cacheWriteTokens"))
-            tout += int(usage.get("outputTokens") or 0)
-    return Usage(tin, tout)
+            fresh, out, written, read = (
+                int(usage.get(k) or 0) for k in ("inputTokens", "outputTokens", "cacheWriteTokens", "cacheReadTokens")
+            )
+            total += Usage(fresh + written + read, out, written, read)
+    return total
 
 
 class CopilotCliAdapter(CliAdapter):

@@ -23,7 +23,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
-from skill_be.adapters.cli_common import NO_TOOLS_NOTE, CliAdapter, CliSpec, call_dir, child_env, json_events
+from skill_be.adapters.cli_common import (
+    NO_TOOLS_NOTE,
+    CliAdapter,
+    CliSpec,
+    call_dir,
+    child_env,
+    json_events,
+    token_count,
+)
 from skill_be.proc import ProcessResult
 from skill_be.project.config import AdapterEntry
 
@@ -56,6 +64,14 @@ DROPPED_ENV = (
 def one_shot_settings() -> dict[str, object]:
     return {**BASE_SETTINGS, "skills": {"enabled": False}, "tools": {"core": list(NO_TOOLS)},
             "context": {"memoryBoundaryMarkers": []}}  # fmt: skip
+
+
+def usage_of(stats: Mapping[str, object]) -> Usage:
+    """The `result` event's `stats`: `input_tokens` is the whole prompt, `cached` the part the
+    provider's implicit cache served (Gemini CLI reports reads only, no writes)."""
+
+    tin = token_count(stats, "input_tokens")
+    return Usage(tin, token_count(stats, "output_tokens"), 0, min(token_count(stats, "cached"), tin))
 
 
 class GeminiCliAdapter(CliAdapter):
@@ -108,7 +124,7 @@ class GeminiCliAdapter(CliAdapter):
                     raise self.failure(f"the model call failed: {msg or json.dumps(event.get('error'))}")
                 stats = event.get("stats")
                 if isinstance(stats, dict):
-                    usage = Usage(int(stats.get("input_tokens") or 0), int(stats.get("output_tokens") or 0))
+                    usage = usage_of(stats)
         if result.returncode != 0:
             raise self.failure(f"exit code {result.returncode}", result)
         if not text.strip():

@@ -17,6 +17,7 @@ from skill_be.adapters.cli_common import (
     child_env,
     choice_setting,
     json_events,
+    token_count,
 )
 from skill_be.proc import ProcessResult
 from skill_be.project import where as v
@@ -77,6 +78,16 @@ def config_content(provider: str, model: str, base_url: str | None, api: str) ->
             provider: {"npm": npm, "name": provider, "options": {"baseURL": url}, "models": {model: {}}}
         }
     return json.dumps(config)
+
+
+def step_usage(tokens: Mapping[str, object]) -> Usage:
+    """A `step_finish` part's tokens: fresh input, cache reads and writes make the prompt; reasoning
+    counts as output."""
+    cache = tokens.get("cache")
+    cache = cache if isinstance(cache, dict) else {}
+    written, read = token_count(cache, "write"), token_count(cache, "read")
+    out = token_count(tokens, "output") + token_count(tokens, "reasoning")
+    return Usage(token_count(tokens, "input") + written + read, out, written, read)
 
 
 class OpencodeCliAdapter(CliAdapter):
@@ -140,7 +151,7 @@ class OpencodeCliAdapter(CliAdapter):
 
     def read_events(self, result: ProcessResult) -> Answer:
         texts: list[str] = []
-        tin = tout = 0
+        usage = Usage(0, 0)
         seen_tokens = False
         for event in json_events(result.stdout):
             kind = event.get("type")
@@ -156,17 +167,14 @@ class OpencodeCliAdapter(CliAdapter):
             if kind == "text":
                 texts.append(str(part.get("text") or ""))
             elif kind == "step_finish" and isinstance(part.get("tokens"), dict):
-                tokens = part["tokens"]
-                cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
-                tin += int(tokens.get("input") or 0) + int(cache.get("read") or 0) + int(cache.get("write") or 0)
-                tout += int(tokens.get("output") or 0) + int(tokens.get("reasoning") or 0)
+                usage += step_usage(part["tokens"])
                 seen_tokens = True
         text = "\n".join(t for t in texts if t.strip()).strip()
         if result.returncode != 0:
             raise self.failure(f"exit code {result.returncode}", result)
         if not text:
             raise self.failure("the answer is empty", result)
-        return Answer(text=text, usage=Usage(tin, tout) if seen_tokens else None)
+        return Answer(text=text, usage=usage if seen_tokens else None)
 
     def describe(self) -> Mapping[str, object]:
         return {

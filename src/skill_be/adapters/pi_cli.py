@@ -19,7 +19,16 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
-from skill_be.adapters.cli_common import APIS, NO_TOOLS_NOTE, CliAdapter, CliSpec, call_dir, child_env, choice_setting
+from skill_be.adapters.cli_common import (
+    APIS,
+    NO_TOOLS_NOTE,
+    CliAdapter,
+    CliSpec,
+    call_dir,
+    child_env,
+    choice_setting,
+    token_count,
+)
 from skill_be.proc import run_process
 from skill_be.project import where as v
 from skill_be.project.config import AdapterEntry
@@ -63,6 +72,13 @@ def help_flags(text: str) -> frozenset[str]:
 
 def _remove(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
+
+
+def message_usage(usage: Mapping[str, object]) -> Usage:
+    """An assistant message's `usage`: fresh input, cache reads and cache writes make the prompt."""
+
+    written, read = token_count(usage, "cacheWrite"), token_count(usage, "cacheRead")
+    return Usage(token_count(usage, "input") + written + read, token_count(usage, "output"), written, read)
 
 
 class PiCliAdapter(CliAdapter):
@@ -197,13 +213,12 @@ class PiCliAdapter(CliAdapter):
         text = "".join(str(p.get("text") or "") for p in parts if isinstance(p, dict) and p.get("type") == "text")
         if not text.strip():
             raise self.failure("the answer is empty")
-        tin = tout = 0
+        usage = Usage(0, 0)
         for m in replies:
             u = m.get("usage")
             if isinstance(u, dict):
-                tin += sum(int(u.get(k) or 0) for k in ("input", "cacheRead", "cacheWrite"))
-                tout += int(u.get("output") or 0)
-        return Answer(text=text.strip(), usage=Usage(tin, tout))
+                usage += message_usage(u)
+        return Answer(text=text.strip(), usage=usage)
 
     def describe(self) -> Mapping[str, object]:
         out: dict[str, object] = {**self.describe_base(), "provider": self.provider, "thinking": self.thinking}

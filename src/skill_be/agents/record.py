@@ -40,6 +40,8 @@ def transcript_json(t: Transcript, redact: Callable[[str], str]) -> dict[str, An
         "skillsLoaded": dict(t.skills_loaded),
         "inputTokens": t.input_tokens,
         "outputTokens": t.output_tokens,
+        "cacheWriteTokens": t.cache_write_tokens,
+        "cacheReadTokens": t.cache_read_tokens,
         "costUsd": t.cost_usd,
         "error": t.error,
     }

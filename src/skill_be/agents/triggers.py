@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from skill_be.adapters.base import AdapterStartError, CallContext, CallError, Usage
+from skill_be.adapters.base import AdapterStartError, CallContext, CallError
 from skill_be.adapters.choice import Choice, Chooser, Offered
 from skill_be.agents.boxes import AgentBox
 from skill_be.agents.drivers import DRIVERS, driver, endpoint
@@ -75,7 +75,7 @@ class AgentChooser:
             raise CallError(f"the agent CLI exited with code {run.exit} before it loaded a skill: {tail(run.stderr)}")
         chosen = loaded[0][1] if loaded else None
         reply = f"loaded {chosen} on turn {loaded[0][0]}" if loaded else f"no skill loaded in {t.turns} turns"
-        return Choice(chosen, Usage(t.input_tokens, t.output_tokens), reply)
+        return Choice(chosen, t.usage, reply)
 
 
 def agent_choosers(

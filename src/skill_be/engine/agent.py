@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from skill_be.adapters.base import Answer, Usage
+from skill_be.adapters.base import Answer
 from skill_be.agents.boxes import AgentBox
 from skill_be.agents.checks import expand_names, line_names, skill_lines
 from skill_be.agents.drivers.base import AgentDriver, AgentLimits, AgentSetup, McpServerSpec, ModelEndpoint
@@ -208,8 +208,9 @@ class AgentSide:
             if done.error:
                 failed["record"] = done.record
                 return Call(None, done.error, seconds)
-            usage = Usage(done.transcript.input_tokens, done.transcript.output_tokens)
-            return Call(Answer(done.transcript.final_message, usage, {"record": done.record}), None, seconds)
+            return Call(
+                Answer(done.transcript.final_message, done.transcript.usage, {"record": done.record}), None, seconds
+            )
 
         return make
 

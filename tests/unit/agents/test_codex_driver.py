@@ -87,6 +87,7 @@ def test_a_cat_of_skill_md_is_a_load_and_the_tokens_count_the_cached_input() -> 
     t = driver("codex").parse(out, setup())
     assert (t.final_message, t.turns, t.skills_offered, t.skills_loaded) == ("DONE", 3, ("tidy",), {"tidy": 2})
     assert (t.input_tokens, t.output_tokens, t.error) == (50, 9, None)
+    assert (t.cache_write_tokens, t.cache_read_tokens) == (0, 20)  # the cached input, priced apart
     first = t.tool_calls[0]
     assert (first.name, first.turn, first.result) == ("exec_command", 1, "step1\n")
 

@@ -110,6 +110,7 @@ def test_a_run_offered_loaded_wrote_and_counted_its_tokens() -> None:
     assert t.turns == 3 and t.final_message == "DONE" and t.error is None
     assert [(c.name, c.is_error) for c in t.tool_calls] == [("skill", False), ("skill", True)]
     assert (t.input_tokens, t.output_tokens) == (16, 4)
+    assert t.cache_read_tokens == 5
 
 
 def test_errors_the_cli_s_the_wrapper_s_and_an_exit_code() -> None:

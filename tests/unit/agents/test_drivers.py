@@ -118,6 +118,7 @@ def test_claude_stream_tool_calls_load_tokens_and_a_bounded_result() -> None:
     t = driver("claude").parse(out, s)
     assert (t.turns, t.final_message, t.skills_offered, t.skills_loaded) == (2, "done", ("tidy",), {"tidy": 1})
     assert (t.input_tokens, t.output_tokens, t.cost_usd, t.error) == (7, 5, 0.5, None)
+    assert (t.cache_write_tokens, t.cache_read_tokens) == (0, 4)
     result = t.tool_calls[0].result or ""
     assert result.startswith("x" * 2000) and "3000 more characters cut" in result
 

@@ -110,6 +110,7 @@ def test_activate_skill_that_succeeds_is_the_load_and_the_answer_and_tokens_come
     assert t.skills_offered == ("tidy",) and t.skills_loaded == {"tidy": 2}
     assert [(c.name, c.turn) for c in t.tool_calls] == [("read_file", 1), ("activate_skill", 2)]
     assert (t.input_tokens, t.output_tokens) == (50, 9)  # input_tokens counts the cached ones
+    assert t.usage.cache_read_tokens == 20 and t.usage.cache_write_tokens == 0
 
 
 def test_a_refused_activate_skill_is_no_load_and_a_read_of_its_skill_md_is_one() -> None:

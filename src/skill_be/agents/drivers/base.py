@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Protocol
 
+from skill_be.adapters.base import Usage
+
 
 @dataclass(frozen=True)
 class AgentLimits:
@@ -108,10 +110,18 @@ class Transcript:
     # Skills loaded, by name, with the turn of the first load (the skill tool called with its name,
     # or its SKILL.md read from where it was installed).
     skills_loaded: Mapping[str, int] = field(default_factory=dict)
-    input_tokens: int | None = None
+    input_tokens: int | None = None  # every input token, the cached ones included
     output_tokens: int | None = None
     cost_usd: float | None = None
     error: str | None = None  # the CLI's own error (limit reached, API error), None when it finished
+    # Of input_tokens, those the provider's prompt cache wrote and read, where the stream says so.
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+
+    @property
+    def usage(self) -> Usage:
+        """The run's tokens as every call's are counted (pricing, the report, the cache)."""
+        return Usage(self.input_tokens, self.output_tokens, self.cache_write_tokens, self.cache_read_tokens)
 
 
 class AgentDriver(Protocol):

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
-from skill_be.adapters.claude_cli import ISOLATION_ENV, _usage
+from skill_be.adapters.claude_cli import ISOLATION_ENV, usage_of
 from skill_be.agents.drivers.base import AgentSetup, Launch, Transcript
 from skill_be.agents.drivers.events import (
     DEFAULT_PATH,
@@ -162,9 +162,9 @@ class ClaudeDriver:
                     t.mark_loaded(name, call.turn)
 
     def _result(self, t: TranscriptBuilder, event: Mapping[str, object]) -> None:
-        usage = _usage(event)  # one result per run: a conversation with follow-ups adds them up
+        usage = usage_of(event)  # one result per run: a conversation with follow-ups adds them up
         if usage is not None:
-            t.add_tokens(usage.input_tokens or 0, usage.output_tokens or 0)
+            t.add_usage(usage)
         cost = event.get("total_cost_usd")
         if isinstance(cost, int | float):
             t.cost_usd = (t.cost_usd or 0.0) + float(cost)

@@ -44,13 +44,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
-from skill_be.adapters.codex_cli import CONFIG, DEFAULT_BASE_URL, KEY_VAR, PROVIDER, provider_config, toml_string
+from skill_be.adapters.codex_cli import (
+    CONFIG,
+    DEFAULT_BASE_URL,
+    KEY_VAR,
+    PROVIDER,
+    provider_config,
+    toml_string,
+    usage_of,
+)
 from skill_be.agents.drivers.base import AgentSetup, Launch, McpServerSpec, SkillToInstall, Transcript
 from skill_be.agents.drivers.events import (
     DEFAULT_PATH,
     TranscriptBuilder,
     as_dict,
-    as_int,
     events,
     skill_files,
     text_of,
@@ -152,10 +159,7 @@ class CodexDriver:
                 t.turns = before + done_tools + 1
                 t.texts = [str(item.get("text") or "")]
             elif kind == "turn.completed":
-                usage = as_dict(event.get("usage"))
-                # input_tokens counts the cached ones too (cached_input_tokens is a part of it).
-                tin = max(as_int(usage.get("input_tokens")), as_int(usage.get("cached_input_tokens")))
-                t.add_tokens(tin, as_int(usage.get("output_tokens")))
+                t.add_usage(usage_of(as_dict(event.get("usage"))))
             elif kind == "turn.failed":
                 t.fail(f"the model call failed: {as_dict(event.get('error')).get('message') or 'turn failed'}")
             elif kind == "error":

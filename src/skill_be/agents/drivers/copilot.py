@@ -52,7 +52,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
-from skill_be.adapters.copilot_cli import FIXED_ENV, FLAGS, IMAGE_CACHE, cache_dir, provider_env, settings
+from skill_be.adapters.copilot_cli import FIXED_ENV, FLAGS, IMAGE_CACHE, cache_dir, provider_env, settings, usage_of
 from skill_be.agents.drivers.base import AgentSetup, Launch, Transcript
 from skill_be.agents.drivers.events import (
     DEFAULT_PATH,
@@ -217,10 +217,9 @@ class CopilotDriver:
 
     @staticmethod
     def _usage(t: TranscriptBuilder, report: Mapping[str, object]) -> None:
-        for m in as_dict(report.get("modelMetrics")).values():
-            usage = as_dict(as_dict(m).get("usage"))
-            tin = sum(as_int(usage.get(k)) for k in ("inputTokens", "cacheReadTokens", "cacheWriteTokens"))
-            t.add_tokens(tin, as_int(usage.get("outputTokens")))
+        usage = usage_of(report)
+        if usage is not None:
+            t.add_usage(usage)
 
     @staticmethod
     def _wrapper_error(error: Mapping[str, object]) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from skill_be.adapters.base import Usage
 from skill_be.agents.drivers.base import AgentSetup, SkillToInstall, ToolCall, Transcript
 
 # The PATH a launch gets unless the caller names another: skill-be's image keeps the CLIs in
@@ -76,8 +77,7 @@ class TranscriptBuilder:
     texts: list[str] = field(default_factory=list)  # the text of the latest assistant message
     loaded: dict[str, int] = field(default_factory=dict)
     offered: list[str] | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
+    usage: Usage = field(default_factory=Usage)
     cost_usd: float | None = None
     final: str | None = None
     error: str | None = None
@@ -96,9 +96,8 @@ class TranscriptBuilder:
     def mark_loaded(self, name: str, turn: int) -> None:
         self.loaded.setdefault(name, turn)
 
-    def add_tokens(self, tin: int, tout: int) -> None:
-        self.input_tokens = (self.input_tokens or 0) + tin
-        self.output_tokens = (self.output_tokens or 0) + tout
+    def add_usage(self, usage: Usage) -> None:
+        self.usage += usage
 
     def fail(self, message: str) -> None:
         if self.error is None:
@@ -112,10 +111,12 @@ class TranscriptBuilder:
             tool_calls=tuple(self.calls),
             skills_offered=None if self.offered is None else tuple(self.offered),
             skills_loaded=dict(self.loaded),
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
+            input_tokens=self.usage.input_tokens,
+            output_tokens=self.usage.output_tokens,
             cost_usd=self.cost_usd,
             error=self.error,
+            cache_write_tokens=self.usage.cache_write_tokens,
+            cache_read_tokens=self.usage.cache_read_tokens,
         )
 
 

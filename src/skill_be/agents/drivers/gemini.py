@@ -37,13 +37,12 @@ import json
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
-from skill_be.adapters.gemini_cli import BASE_SETTINGS, FLAGS, KEY_VAR, URL_VAR
+from skill_be.adapters.gemini_cli import BASE_SETTINGS, FLAGS, KEY_VAR, URL_VAR, usage_of
 from skill_be.agents.drivers.base import AgentSetup, Launch, Transcript
 from skill_be.agents.drivers.events import (
     DEFAULT_PATH,
     TranscriptBuilder,
     as_dict,
-    as_int,
     chosen_tools,
     events,
     skill_file_read,
@@ -156,7 +155,7 @@ class GeminiDriver:
     def _end(t: TranscriptBuilder, event: Mapping[str, object], setup: AgentSetup) -> None:
         stats = as_dict(event.get("stats"))
         if stats:
-            t.add_tokens(as_int(stats.get("input_tokens")), as_int(stats.get("output_tokens")))
+            t.add_usage(usage_of(stats))
         if event.get("status") == "success":
             return
         error = as_dict(event.get("error"))

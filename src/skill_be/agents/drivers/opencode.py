@@ -27,13 +27,12 @@ import json
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
-from skill_be.adapters.opencode_cli import FIXED_ENV
+from skill_be.adapters.opencode_cli import FIXED_ENV, step_usage
 from skill_be.agents.drivers.base import AgentSetup, Launch, Transcript
 from skill_be.agents.drivers.events import (
     DEFAULT_PATH,
     TranscriptBuilder,
     as_dict,
-    as_int,
     chosen_tools,
     events,
     skill_file_read,
@@ -156,10 +155,7 @@ class OpencodeDriver:
             elif kind == "tool_use":
                 self._tool(t, part)
             elif kind == "step_finish":
-                tokens = as_dict(part.get("tokens"))
-                cache = as_dict(tokens.get("cache"))
-                tin = as_int(tokens.get("input")) + as_int(cache.get("read")) + as_int(cache.get("write"))
-                t.add_tokens(tin, as_int(tokens.get("output")) + as_int(tokens.get("reasoning")))
+                t.add_usage(step_usage(as_dict(part.get("tokens"))))
                 c = part.get("cost")
                 cost += float(c) if isinstance(c, int | float) else 0.0
             elif kind == "error":

@@ -23,13 +23,12 @@ import json
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
-from skill_be.adapters.pi_cli import ISOLATION_FLAGS, SETTINGS
+from skill_be.adapters.pi_cli import ISOLATION_FLAGS, SETTINGS, message_usage
 from skill_be.agents.drivers.base import AgentSetup, Launch, Transcript
 from skill_be.agents.drivers.events import (
     DEFAULT_PATH,
     TranscriptBuilder,
     as_dict,
-    as_int,
     events,
     skill_file_read,
     skill_files,
@@ -150,9 +149,7 @@ class PiDriver:
             if b.get("type") == "toolCall":
                 t.call(str(b.get("id")), str(b.get("name")), as_dict(b.get("arguments")))
         usage = as_dict(message.get("usage"))
-        t.add_tokens(
-            sum(as_int(usage.get(k)) for k in ("input", "cacheRead", "cacheWrite")), as_int(usage.get("output"))
-        )
+        t.add_usage(message_usage(usage))
         if stop in ("error", "aborted"):
             t.fail(f"the model call failed: {message.get('errorMessage') or stop}")
         total = as_dict(usage.get("cost")).get("total")
