@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from tests.unit.project.projectdir import ProjectDir
 
+from skill_be.engine.changes import overall, reps_to_decide_line
 from skill_be.engine.gate import signed_pp as pp
 from skill_be.engine.stats import newcombe
 from skill_be.project.loader import load_project
 from skill_be.reports.pr_changes import effect_text
-from skill_be.results.compare import overall, reps_to_decide_line
 from skill_be.results.result_file import ResultEntry, Score, write_result_file
 
 CRITERIA = ["Does it", "Says why"]
@@ -92,7 +92,7 @@ def out(done: subprocess.CompletedProcess[str]) -> list[str]:
 
 def effect(arms: tuple[list[tuple[int, int]], list[tuple[int, int]]]) -> str:
     """A skill's overall change, against the base then against no skill (baseline 1/5 everywhere), by
-    results/compare.py's `overall`, checked against a hand computation in tests/unit/results."""
+    engine/changes.py's `overall`, checked against a hand computation in tests/unit/results."""
     before, after = arms
     vs_base = overall([("a", "m", b, h) for b, h in zip(before, after, strict=True)])
     vs_none = overall([("a", "m", (1, 5), h) for h in after])

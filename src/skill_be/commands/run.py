@@ -33,10 +33,10 @@ from skill_be.wiring.assembly import Parts, assemble, engine_settings, interrupt
 from skill_be.wiring.common import warn
 from skill_be.wiring.interrupted import keep_partial
 from skill_be.wiring.pipeline import check_before_calls, check_graders, drive, finish
+from skill_be.wiring.previous import PreviousVersion, merged_extras, previous_version
 from skill_be.wiring.run_files import RunFiles, base_of
 from skill_be.wiring.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
 from skill_be.wiring.trigger_setup import trigger_runs
-from skill_be.wiring.versus import Versus, merged_extras, versus
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,8 @@ class Options:
     dry_run: bool = False
     top_up: bool = False  # --top-up: engine/topup.py
     shard: str | None = None  # --shard K/N: results/shards.py
-    against: str | None = None  # --against REF (or compare.against): the previous arm, wiring/versus.py
-    base: str | None = None  # --base REF: compare the result file with REF's (results/with_base.py)
+    against: str | None = None  # --against REF (or compare.against): the previous arm, wiring/previous.py
+    base: str | None = None  # --base REF: compare the result file with REF's (results/base.py)
     fake: bool = False  # --fake: every model and the grader answer with the fake adapter (adapters/fake.py)
     color: str = "auto"  # --color: the terminal summary's colour (reports/terminal.py)
     validate: bool = False  # --validate: the reference answers first (wiring/pipeline.py check_graders)
@@ -113,7 +113,7 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     # a folder the run cannot write is exit 2 before the first call
     check_run_folders(config.name, config.results, config.result_file)
     costs = Costs(config)  # a bad pricing section stops the run before any call
-    with versus(project, against) as arm:  # the previous arm, wiring/versus.py
+    with previous_version(project, against) as arm:  # the previous arm, wiring/previous.py
         return await _benchmark(project, options, settings, concurrency, junit, cache_on, costs, previous, arm, base)
 
 
@@ -126,7 +126,7 @@ async def _benchmark(
     cache_on: bool,
     costs: Costs,
     previous: Mapping[str, ResultEntry],
-    against: Versus | None,
+    against: PreviousVersion | None,
     base: tuple[Path, Base] | None,
 ) -> int:
     config = project.config

@@ -16,15 +16,15 @@ from skill_be.results.staleness import short_of_config, what_changed
 from skill_be.wiring.common import result_line, warn
 
 if TYPE_CHECKING:
-    from skill_be.results.compare import Comparison
+    from skill_be.engine.changes import Comparison
 
 
 def main(config_path: Path, base: str | None = None) -> int:
     project = load_project(config_path, warn=warn)
     result = read_result_file(project.config.result_file)
     comparison = None
-    if base is not None:  # a ref git does not know stops here, before any line (results/with_base.py)
-        from skill_be.results.with_base import comparison_at
+    if base is not None:  # a ref git does not know stops here, before any line (results/base.py)
+        from skill_be.results.base import comparison_at
 
         comparison = comparison_at(project, base)
     lines, ok = result_file_lines(project, result)
@@ -47,10 +47,10 @@ def main(config_path: Path, base: str | None = None) -> int:
 def base_lines(project: Project, result: ResultFile | None, c: Comparison) -> tuple[list[str], str | None]:
     """The comparison's lines, then what `gate.previous` and `gate.minDelta` decide on it, and the
     blocker they add to the Result line (None when they block nothing)."""
+    from skill_be.engine.changes import overall
+    from skill_be.engine.gate import blocking_rules, rule_outcomes
     from skill_be.engine.reasons import MIN_DELTA
     from skill_be.reports.comparison_text import comparison_lines, rule_lines
-    from skill_be.results.compare import overall
-    from skill_be.results.gate_rules import blocking_rules, rule_outcomes
 
     names = [s.name for s in project.skills]
     entries = result.skills if result is not None else {}

@@ -2,7 +2,8 @@
 of `Engine.arms` for each rep; the gate compares the baseline with the with-skill arm.
 
 An arm shows a *version* of the skill: none (baseline), this branch's (with skill), or the skill as
-it was at an earlier commit (`previous`, `run --against REF`: wiring/versus.py builds it).
+it was at an earlier commit (`previous`, `run --against REF`: engine/previous.py decides its plan,
+wiring/previous.py builds it).
 Its `plan` says, per skill and scenario, whether the engine makes its outputs (`RUN`), takes the
 with-skill arm's outputs as its own (`REUSE`: the skill did not change since REF, so the same text
 would be sent), or has none (`SKIP`: the skill did not exist at REF, or the scenario changed since,
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from skill_be.engine.prompts import ARM_WORDS, BASELINE, PREVIOUS, WITH_SKILL, model_prompt
+from skill_be.engine.prompts import ARM_WORDS, BASELINE, WITH_SKILL, model_prompt
 from skill_be.project.evals import Scenario
 from skill_be.project.loader import Skill
 
@@ -50,31 +51,3 @@ class Arm(NamedTuple):
 BASELINE_ARM = Arm(BASELINE, ARM_WORDS[BASELINE])
 WITH_SKILL_ARM = Arm(WITH_SKILL, ARM_WORDS[WITH_SKILL], _current)
 DEFAULT_ARMS: tuple[Arm, ...] = (BASELINE_ARM, WITH_SKILL_ARM)
-
-
-class Then(NamedTuple):
-    """One skill at REF, as the previous arm shows it: the old skill (None: it did not exist) and,
-    for a changed skill, the scenarios whose prompt, criteria, output contract and tests are as they
-    were (the only ones the previous arm runs)."""
-
-    skill: Skill | None
-    unchanged: bool  # its fingerprint at REF equals this branch's: reuse the with-skill answers
-    comparable: frozenset[str] = frozenset()
-
-
-def previous_arm(then: dict[str, Then]) -> Arm:
-    """The `previous` arm over each skill's state at REF (by skill name; a name it lacks: SKIP)."""
-
-    def version(skill: Skill) -> Skill | None:
-        t = then.get(skill.name)
-        return t.skill if t is not None else None
-
-    def plan(skill: Skill, scenario: Scenario) -> str:
-        t = then.get(skill.name)
-        if t is None or t.skill is None:
-            return SKIP
-        if t.unchanged:
-            return REUSE
-        return RUN if scenario.id in t.comparable else SKIP
-
-    return Arm(PREVIOUS, ARM_WORDS[PREVIOUS], version, plan)

@@ -4,15 +4,17 @@ Two rules. `strict` (the reference's): zero, critical regression and errors, eac
 defines it; a regression block whose interval contains zero carries a note. `evidence`: a critical
 scenario (or one of its lines) blocks only when its delta is below zero at a one-sided level
 corrected for the tests made; what cannot rule out a harm of `gate.margin` is inconclusive.
+At the end, the rules on a comparison with another version (`gate.previous`, `rule_outcomes`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skill_be.engine import stats
+from skill_be.engine.changes import COMPARED, SkillChange, overall
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import BASELINE, WITH_SKILL
 from skill_be.engine.stats import ArmSample, Interval
@@ -351,8 +353,8 @@ def rule_key(reason: RuleReason) -> str:
 
 @dataclass(frozen=True)
 class Rules:
-    """The gate rules beyond the two arms' lines: gate.minDelta (here) and gate.previous (the previous
-    arm's comparison, results/gate_rules.py). Blocks turn the verdict NOT READY; warnings only show."""
+    """The gate rules beyond the two arms' lines: gate.minDelta and gate.previous (on a comparison,
+    `rule_outcomes` below). Blocks turn the verdict NOT READY; warnings only show."""
 
     blocks: tuple[RuleReason, ...] = ()
     warnings: tuple[RuleReason, ...] = ()
@@ -633,3 +635,80 @@ def _evidence(
         inconclusive_blocks=inconclusive_blocks,
         top_up=earlier.top_up if earlier else (),
     )
+
+
+# gate.previous, and gate.minDelta again on recorded counts: the rules that read more than one run's
+# lines (a comparison, engine/changes.py). gate.previous (block | warn | off, default warn): a critical
+# scenario that got worse against the base branch's (or the previous version's) recorded scores blocks,
+# or is a warning. Under `strict`, any critical line whose with-skill rate is lower than at the base;
+# under `evidence`, a critical scenario whose mean change has its whole 95% interval below 0. Lines that
+# are not comparable (the eval or its criteria changed) never count. gate.minDelta is decided by the
+# engine's gate (`short_of_min_delta`) on the run's own overall interval; the action applies it again to
+# the recorded counts only when the recorded verdict has no minDelta reason yet.
+
+
+def worse_than_previous(change: SkillChange, rule: str, against: str = "the base") -> list[WorseThanPrevious]:
+    """Critical scenarios that got worse against the base, as typed reasons (module doc)."""
+    lines = [x for x in change.lines if x.critical and x.status == COMPARED and x.base is not None]
+    if rule != "evidence":
+        return [
+            WorseThanPrevious(x.scenario, x.model, against, line=x.line, base=x.base, head=x.head)
+            for x in lines
+            if x.base is not None and _rate_f(x.head) < _rate_f(x.base)
+        ]
+    out = []
+    units: dict[tuple[str, str], list[tuple[str, str, tuple[int, int], tuple[int, int]]]] = {}
+    for x in lines:
+        if x.base is not None:
+            units.setdefault((x.scenario, x.model), []).append((x.scenario, x.model, x.base, x.head))
+    for (scenario, model), items in units.items():
+        iv = overall(items)
+        if iv is not None and iv.high < 0:
+            out.append(WorseThanPrevious(scenario, model, against, interval=iv))
+    return out
+
+
+def previous_rule(changes: Sequence[SkillChange], mode: str, rule: str, against: str = "the base") -> dict[str, Rules]:
+    """`gate.previous` for each skill compared with the base: its reasons, blocking or warning."""
+    if mode == "off":
+        return {}
+    out: dict[str, Rules] = {}
+    for c in changes:
+        reasons = tuple(worse_than_previous(c, rule, against))
+        if reasons:
+            out[c.name] = Rules(blocks=reasons) if mode == "block" else Rules(warnings=reasons)
+    return out
+
+
+def rule_outcomes(
+    names: Sequence[str],
+    changes: Mapping[str, SkillChange],
+    effects: Mapping[str, Interval | None],
+    gate: Any,
+    against: str = "the base",
+) -> dict[str, Rules]:
+    """Both rules for each named skill, as the gate config sets them: `gate.previous` on its change
+    against the base (`changes`), then `gate.minDelta` on its overall effect over no skill. `effects`
+    holds the effect of each skill that was measured (None: measured, but no scored line); a skill
+    not in it is left to `gate.previous` alone. The action (github/base.py), `verify --base`
+    and `run --against` (wiring/previous.py, against the previous version) all decide here."""
+    rule = str(getattr(gate, "rule", "strict"))
+    previous = previous_rule(list(changes.values()), str(getattr(gate, "previous", "warn")), rule, against)
+    out: dict[str, Rules] = {}
+    for name in names:
+        o = previous.get(name, Rules())
+        short = short_of_min_delta(effects[name], getattr(gate, "min_delta", None), rule) if name in effects else None
+        o = replace(o, blocks=(*o.blocks, short)) if short else o
+        if o.blocks or o.warnings:
+            out[name] = o
+    return out
+
+
+def blocking_rules(outcomes: Mapping[str, Rules]) -> list[str]:
+    """The config keys whose rule blocked a skill: `gate.previous`, `gate.minDelta`, or both."""
+    keys = {rule_key(r) for o in outcomes.values() for r in o.blocks}
+    return [key for key in ("gate.previous", "gate.minDelta") if key in keys]
+
+
+def _rate_f(counts: tuple[int, int]) -> float:
+    return counts[0] / counts[1] if counts[1] else 0.0

@@ -226,7 +226,7 @@ def build_view(
         comparison=comparison,
     )
     if project is not None and inputs.command in ("verify", "run"):
-        from skill_be.github.base_compare import apply_rules
+        from skill_be.github.base import apply_rules
 
         view = apply_rules(view, project.config.gate)  # gate.previous, gate.minDelta
     return view, written.run_dir
@@ -237,12 +237,12 @@ def _comparison(inputs: Inputs, ctx: Context, cwd: Path, project: Any, written: 
     rates and token use beside it), else the base branch's committed result file."""
     base = None
     if ctx.base is not None and project is not None and inputs.command in ("verify", "run"):
-        from skill_be.github.base_compare import compare_with_base
+        from skill_be.github.base import compare_with_base
 
         base = compare_with_base(project, cwd, *ctx.base)
     if written.summary is None or inputs.command != "run":
         return base
-    from skill_be.github.previous_arm import previous_comparison, with_base_sides
+    from skill_be.github.previous import previous_comparison, with_base_sides
 
     previous = previous_comparison({n: {"previous": s.previous} for n, s in written.summary.skills.items()})
     return base if previous is None else with_base_sides(previous, base)
@@ -321,8 +321,8 @@ def main(
             redactor.add(form)
     results = _results_folder(config) if inputs.command in RUN_COMMANDS else None
     before = run_folders(results)
-    if inputs.command == "run":  # the previous arm at the merge base (github/previous_arm.py)
-        from skill_be.github.previous_arm import against_args
+    if inputs.command == "run":  # the previous arm at the merge base (github/previous.py)
+        from skill_be.github.previous import against_args
 
         configured = _project(config)
         named = configured is not None and bool(configured.config.against)

@@ -35,7 +35,7 @@ class Inputs(NamedTuple):
     event_file: str = ""  # a pull_request event saved by another workflow (the fork pattern)
     commit: str = ""  # the commit the check run goes on, when the event file is not this run's
     artifact_dir: str = ""  # the fork pattern's folder: written after a command, read by `publish`
-    previous_arm: bool = True  # run on a pull request: --against the merge base (github/previous_arm.py)
+    previous_arm: bool = True  # run on a pull request: --against the merge base (github/previous.py)
 
 
 class Context(NamedTuple):

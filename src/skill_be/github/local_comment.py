@@ -77,14 +77,13 @@ def action_args(argv: Sequence[str]) -> tuple[tuple[str, ...], str]:
 
 def workspace_of(cwd: Path) -> Path:
     """The repository's top folder (GITHUB_WORKSPACE in the action), else this folder."""
-    from skill_be.proc import StartFailed, run_sync
+    from skill_be.results.git_files import GitError, toplevel
 
     try:
-        done = run_sync(["git", "rev-parse", "--show-toplevel"], cwd=cwd, timeout=30)
-    except StartFailed:
+        top = toplevel(cwd)
+    except GitError:
         return cwd
-    top = done.stdout.decode("utf-8", errors="replace").strip()
-    return Path(top) if done.returncode == 0 and top else cwd
+    return cwd if top == Path() else top
 
 
 def comment_text(

@@ -49,7 +49,7 @@ class GateConfig(NamedTuple):
     inconclusive: str = "pass"  # pass | block: what an inconclusive line or scenario does to the verdict
     top_up_reps: int = 40  # the most reps --top-up may bring an inconclusive scenario to
     trigger: TriggerGate | None = None  # gate.trigger (project/trigger_models.py); None: reported, never blocking
-    min_delta: float | None = None  # percentage points the overall effect must reach (results/gate_rules.py)
+    min_delta: float | None = None  # percentage points the overall effect must reach (engine/gate.py)
     previous: str = "warn"  # block | warn | off: a critical scenario worse than at the base branch
     max_error_share: float = 0.5  # engine/health.py: more outputs than this share errored is ERROR
     error_verdict: bool = True  # False: the reference's behaviour, errors block (NOT READY), never ERROR
@@ -157,7 +157,7 @@ class Config(NamedTuple):
     pricing: Mapping[str, Price] = MappingProxyType({})  # model id -> prices (validated by the config model)
     neighbours: tuple[Path, ...] | None = None  # trigger evals; None: every other skill of the project
     trigger_turns: int = DEFAULT_TRIGGER_TURNS
-    against: str | None = None  # compare.against: the previous arm's commit (wiring/versus.py)
+    against: str | None = None  # compare.against: the previous arm's commit (wiring/previous.py)
     grader_template: str = "code"  # grader.template: code (the reference's rules) | generic | evidence
     # grader.evidence: None (no quotes asked), reported (quotes shown) or required (a YES without one is NO)
     grader_evidence: str | None = None

@@ -1,4 +1,4 @@
-"""A comparison (results/compare.py) as terminal lines: per skill its overall change against the other
+"""A comparison (engine/changes.py) as terminal lines: per skill its overall change against the other
 side (`-40pp (-78 to -2), worse`), then every line sorted by how far it moved, each with its interval
 and a noise marker (▲ ▼ beyond the noise, ≈ within it), the lines that are not comparable with why.
 Pure functions of a `Comparison`: `verify --base` and `run --base` print them, and so can any other
@@ -9,12 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from skill_be.engine.gate import signed_pp as pp
-from skill_be.reports import strings
-from skill_be.reports.gate import rule_text
-from skill_be.reports.pr_changes import NOISE_WORDS, effect_text, marker, usage_line
-from skill_be.reports.quote import plain
-from skill_be.results.compare import (
+from skill_be.engine.changes import (
     COMPARED,
     NEW,
     SKILL_NEW,
@@ -25,7 +20,12 @@ from skill_be.results.compare import (
     SkillChange,
     reps_text,
 )
-from skill_be.results.gate_rules import RuleOutcome
+from skill_be.engine.gate import Rules
+from skill_be.engine.gate import signed_pp as pp
+from skill_be.reports import strings
+from skill_be.reports.gate import rule_text
+from skill_be.reports.pr_changes import NOISE_WORDS, effect_text, marker, usage_line
+from skill_be.reports.quote import plain
 
 RECORDED = "from the recorded scores (no model call)"
 
@@ -94,7 +94,7 @@ def line_text(x: LineChange) -> str:
     return text
 
 
-def rule_lines(outcomes: Mapping[str, RuleOutcome]) -> list[str]:
+def rule_lines(outcomes: Mapping[str, Rules]) -> list[str]:
     """What `gate.previous` and `gate.minDelta` decided, per skill: what blocks, what only warns."""
     out: list[str] = []
     for name, o in outcomes.items():

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from skill_be import __version__
+from skill_be.engine.changes import COMPARED, Comparison
 from skill_be.engine.stats import wilson
 from skill_be.reports import strings
 from skill_be.reports.across import across_cells
@@ -17,7 +18,6 @@ from skill_be.reports.judge import html_notes, html_splits
 from skill_be.reports.pairwise import preference_words
 from skill_be.reports.pr_changes import marker
 from skill_be.reports.quote import html_text, one_line
-from skill_be.results.compare import COMPARED, Comparison
 
 if TYPE_CHECKING:
     import jinja2  # imported when a page is rendered: start-up stays fast

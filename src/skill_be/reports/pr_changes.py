@@ -1,6 +1,6 @@
 """The reviewer's half of the PR comment: how each skill moved against the base branch and against no
 skill, each as `+12pp (+3 to +21)` with its label, the lines sorted by how far they moved with a noise
-marker, and trigger rates before and after. Pure functions of a `Comparison` (results/compare.py) and
+marker, and trigger rates before and after. Pure functions of a `Comparison` (engine/changes.py) and
 the view's rows; pr_comment.py places them.
 """
 
@@ -10,11 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skill_be.engine.gate import signed_pp as pp  # the one signed-points format
-from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, Interval, newcombe
-from skill_be.reports import strings
-from skill_be.reports.quote import md_text
-from skill_be.results.compare import (
+from skill_be.engine.changes import (
     COMPARED,
     NEW,
     SKILL_NEW,
@@ -27,6 +23,10 @@ from skill_be.results.compare import (
     reps_text,
     reps_to_decide_line,
 )
+from skill_be.engine.gate import signed_pp as pp  # the one signed-points format
+from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, Interval, newcombe
+from skill_be.reports import strings
+from skill_be.reports.quote import md_text
 
 UP, DOWN, NOISE = "▲", "▼", "≈"
 NOISE_WORDS = "within the noise"
@@ -169,7 +169,7 @@ def _kn(text: str) -> tuple[int, int] | None:
 
 
 def rows_effect(tables: Sequence[Any]) -> tuple[Interval | None, bool]:
-    """A skill's overall effect against no skill from its tables' rows (results/compare.py's
+    """A skill's overall effect against no skill from its tables' rows (engine/changes.py's
     estimate), and whether an arm has few answers."""
     items: list[tuple[str, str, tuple[int, int], tuple[int, int]]] = []
     low = False

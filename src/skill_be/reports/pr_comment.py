@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from skill_be.engine.changes import Comparison, SkillChange, reps_text
 from skill_be.engine.gate import signed_pp as pp
 from skill_be.engine.reasons import PREVIOUS
 from skill_be.reports import pr_changes
 from skill_be.reports.across import across_cells, across_head, table_row
 from skill_be.reports.quote import html_text, md_code, md_fence, md_text, one_line
 from skill_be.reports.strings import signed
-from skill_be.results.compare import Comparison, SkillChange, reps_text
 
 COMMENT_LIMIT = 65_536  # GitHub refuses a longer issue comment with 422
 MARKER_PREFIX = "<!-- skill-be:"
@@ -83,7 +83,7 @@ class GateView(NamedTuple):
     config: str = "skill-be.yaml"
     log: tuple[str, ...] = ()  # the command's last lines, shown when it stopped with an error
     fail_on_not_ready: bool = True
-    comparison: Comparison | None = None  # against the base branch's result file (results/compare.py)
+    comparison: Comparison | None = None  # against the base branch's result file (engine/changes.py)
     warnings: tuple[str, ...] = ()  # rules that warn without blocking (gate.previous: warn)
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from skill_be.engine.changes import COMPARED, SKILL_NEW, Comparison, SkillChange
 from skill_be.reports.pr_changes import changes_table, effect_text
 from skill_be.reports.quote import md_text
-from skill_be.results.compare import COMPARED, SKILL_NEW, Comparison, SkillChange
 
 HEADING = "## Against the previous version"
 

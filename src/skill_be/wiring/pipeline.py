@@ -83,7 +83,7 @@ async def benchmark(
 ) -> None:
     """Every skill at once under the engine's one limit; each skill's files as soon as it finishes.
     `triggers` runs each skill's trigger calls beside its scenarios (wiring/trigger_setup.py);
-    `judge` adds what decides beyond the run's arms (the previous arm, wiring/versus.py)."""
+    `judge` adds what decides beyond the run's arms (the previous arm, wiring/previous.py)."""
     fingerprints = {s.name: project.fingerprint(s) for s in project.skills}
 
     async def one(i: int, skill: Skill) -> None:

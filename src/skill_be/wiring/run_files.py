@@ -25,22 +25,22 @@ from skill_be.results.run_dir import RunDir
 from skill_be.results.triggers import triggers_json
 
 if TYPE_CHECKING:
+    from skill_be.engine.changes import Comparison
     from skill_be.reports.terminal import Style
-    from skill_be.results.compare import Comparison
     from skill_be.results.git_files import Base
 
 Extras = Callable[[SkillRun], tuple[list[str], dict[str, object]]]  # a skill's report lines, summary keys
 
 
 def base_of(project: Project, ref: str | None, shard: str | None) -> tuple[Path, Base] | None:
-    """`--base REF`, resolved before any call (results/with_base.py); not with a shard's partial result file."""
+    """`--base REF`, resolved before any call (results/base.py); not with a shard's partial result file."""
     if ref is None:
         return None
     if shard is not None:
         raise UsageError(
             "--base and --shard cannot go together: compare after the merge (skill-be verify --base)", "run"
         )
-    from skill_be.results.with_base import resolve_base
+    from skill_be.results.base import resolve_base
 
     return resolve_base(project, ref)
 
@@ -178,11 +178,11 @@ class RunFiles:
 
     def compare_with_base(self, base: tuple[Path, Base] | None) -> list[str]:
         """`run --base REF`, once the result file is written: the comparison of it with the base's
-        (results/with_base.py), kept for the page's base column; its terminal lines to print."""
+        (results/base.py), kept for the page's base column; its terminal lines to print."""
         if base is None:
             return []
         from skill_be.reports.comparison_text import comparison_lines
-        from skill_be.results.with_base import compare_project
+        from skill_be.results.base import compare_project
 
         self.base = compare_project(self.project, *base)
         return comparison_lines(self.base)

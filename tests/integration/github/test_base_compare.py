@@ -10,10 +10,10 @@ from typing import Any
 
 from tests.integration.github.conftest import SCORES, write_result_file
 
+from skill_be.engine import changes as cmp
 from skill_be.engine.stats import newcombe
-from skill_be.github.base_compare import compare_with_base
+from skill_be.github.base import compare_with_base
 from skill_be.project.loader import load_project
-from skill_be.results import compare as cmp
 
 CONFIG = "skill-be.demo.yaml"
 CRITERION = "Never writes the password to a log"  # the signup demo's criterion

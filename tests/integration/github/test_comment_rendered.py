@@ -13,9 +13,9 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
+from skill_be.engine.changes import COMPARED, NOT_COMPARABLE, Comparison, LineChange, SkillChange
 from skill_be.engine.stats import newcombe
 from skill_be.reports.pr_comment import GateView, ModelTable, Row, SkillView, comment
-from skill_be.results.compare import COMPARED, NOT_COMPARABLE, Comparison, LineChange, SkillChange
 
 REPO = Path(__file__).resolve().parents[3]
 ARTIFACTS = REPO / ".ci" / "artifacts" / "pr-comment"

@@ -12,8 +12,8 @@ from tests.integration.github.conftest import pull_request_event, run_action, ru
 from tests.integration.github.test_base_compare import CRITERION, TEST_LINE, commit_pr, git, repo, scores
 from tests.support.fake_github import FakeGitHub
 
+from skill_be.engine.changes import overall
 from skill_be.reports.pr_changes import effect_text
-from skill_be.results.compare import overall
 
 PR = pull_request_event()["number"]
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from skill_be.adapters.base import Usage
+from skill_be.engine.changes import COMPARED, SKILL_NEW, Comparison, LineChange, SkillChange
 from skill_be.engine.pricing import answer_usage
 from skill_be.engine.stats import newcombe
 from skill_be.project.config import Price
@@ -16,7 +17,6 @@ from skill_be.reports import check_run
 from skill_be.reports.comparison_text import comparison_lines
 from skill_be.reports.pr_changes import usage_line
 from skill_be.reports.pr_comment import GateView, SkillView, render
-from skill_be.results.compare import COMPARED, SKILL_NEW, Comparison, LineChange, SkillChange
 
 ARMS = {"baseline": "baseline", "withSkill": "with-skill"}
 

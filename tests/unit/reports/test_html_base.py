@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from tests.unit.reports.test_quote import _summary_entry
 
+from skill_be.engine.changes import COMPARED, NOT_COMPARABLE, Comparison, LineChange, SkillChange
 from skill_be.engine.stats import newcombe
 from skill_be.reports.html import render_html
-from skill_be.results.compare import COMPARED, NOT_COMPARABLE, Comparison, LineChange, SkillChange
 
 
 def test_the_page_shows_the_base_column_only_with_a_comparison() -> None:

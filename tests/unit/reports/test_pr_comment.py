@@ -55,9 +55,9 @@ def test_blocked_skill_opens_its_table_and_ready_collapses() -> None:
 
 
 def test_a_long_comparison_is_trimmed_under_the_limit_with_its_blocks_closed() -> None:
+    from skill_be.engine.changes import COMPARED, Comparison, LineChange, SkillChange
     from skill_be.engine.stats import newcombe
     from skill_be.reports.pr_comment import COMMENT_LIMIT
-    from skill_be.results.compare import COMPARED, Comparison, LineChange, SkillChange
 
     lines = tuple(
         LineChange(
@@ -86,7 +86,7 @@ def test_a_long_comparison_is_trimmed_under_the_limit_with_its_blocks_closed() -
 
 
 def test_trigger_rates_before_and_after() -> None:
-    from skill_be.results.compare import Comparison, SkillChange
+    from skill_be.engine.changes import Comparison, SkillChange
 
     def rates(recall: float, false: float) -> dict[str, object]:
         pct = lambda p, n: {"hits": round(p * n / 100), "total": n, "percent": p, "low": 0, "high": 100}  # noqa: E731

@@ -1,12 +1,12 @@
-"""The previous arm's comparison as the action reads it back from summary.json (github/previous_arm.py):
+"""The previous arm's comparison as the action reads it back from summary.json (github/previous.py):
 the same lines, intervals and overall change the run reported, and the base's trigger rates and token
 use beside it (issue 19)."""
 
 from __future__ import annotations
 
+from skill_be.engine.changes import COMPARED, Comparison, LineChange, SkillChange, overall
 from skill_be.engine.stats import newcombe
-from skill_be.github.previous_arm import previous_comparison, with_base_sides
-from skill_be.results.compare import COMPARED, Comparison, LineChange, SkillChange, overall
+from skill_be.github.previous import previous_comparison, with_base_sides
 
 
 def summary_skill() -> dict[str, object]:

@@ -1,5 +1,5 @@
 """The action's free comparison: this branch's result file against the base branch's, at their merge
-base (results/compare.py), for `verify` and `run` on a pull request. No model is called.
+base (results/base.py), for `verify` and `run` on a pull request. No model is called.
 
 The base is the pull request's base commit from the event file (`pull_request.base.sha`), or the
 `base-ref` input (github/inputs.py `Context.base`); a shallow checkout fetches that one commit first.
@@ -12,22 +12,22 @@ from typing import Any
 from skill_be.engine.stats import Interval
 from skill_be.reports import strings
 from skill_be.reports.pr_comment import GateView, SkillView
+from skill_be.results.base import compare_with_base, skill_files
 from skill_be.results.git_files import Base
-from skill_be.results.with_base import compare_with_base, skill_files
 
 __all__ = ["Base", "apply_rules", "compare_with_base", "skill_files"]
 
 
 def apply_rules(view: GateView, gate: Any) -> GateView:
-    """`gate.previous` and `gate.minDelta` (results/gate_rules.py) on the view: a skill they block
+    """`gate.previous` and `gate.minDelta` (engine/gate.py) on the view: a skill they block
     turns NOT READY with the reason, and the result blocked; `warn` adds a warning line."""
+    from skill_be.engine.gate import rule_outcomes
     from skill_be.engine.reasons import MIN_DELTA, rule_reason
     from skill_be.reports.gate import rule_text
     from skill_be.reports.pr_changes import rows_effect
-    from skill_be.results.gate_rules import rule_outcomes
 
     c = view.comparison
-    # The previous arm's comparison was judged by the run itself (wiring/versus.py), and a recorded
+    # The previous arm's comparison was judged by the run itself (wiring/previous.py), and a recorded
     # minDelta reason by the run's engine gate: neither is decided twice.
     changes = dict(c.skills) if c is not None and not c.decided else {}
     effects: dict[str, Interval | None] = {}

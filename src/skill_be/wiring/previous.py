@@ -8,7 +8,7 @@ arm, with the old SKILL.md (and, for agent scenarios, the old folder), on the sc
 criteria, output contract and tests are as they were; the others are "not comparable". A skill that
 did not exist at REF has no previous arm, and says so.
 
-After each skill: its lines with skill against previous (results/previous_compare.py), each with its
+After each skill: its lines with skill against previous (results/previous.py `previous_change`), each with its
 interval; `gate.previous` on them (block, warn or off, the same rule the action applies against the
 base branch); a report section and summary.json's `previous` key.
 """
@@ -21,26 +21,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from skill_be.engine.arms import DEFAULT_ARMS, Arm, Then, previous_arm
-from skill_be.engine.gate import with_rules
+from skill_be.engine.arms import DEFAULT_ARMS, Arm
+from skill_be.engine.changes import Comparison, SkillChange
+from skill_be.engine.gate import rule_outcomes, with_rules
+from skill_be.engine.previous import Then, previous_arm
 from skill_be.engine.prompts import PREVIOUS
 from skill_be.engine.runner import SkillRun
 from skill_be.errors import SkillBeError, UsageError
 from skill_be.paths import shown
 from skill_be.project.loader import Project
 from skill_be.reports.previous import previous_json, previous_section
-from skill_be.results.compare import Comparison, SkillChange
-from skill_be.results.gate_rules import rule_outcomes
 from skill_be.results.git_files import GitError
-from skill_be.results.previous import ABSENT, UNCHANGED, Previous, materialise
-from skill_be.results.previous_compare import comparable, previous_change
+from skill_be.results.previous import ABSENT, UNCHANGED, PreviousSkills, comparable, materialise, previous_change
 from skill_be.wiring.run_files import Extras
 
 
-class Versus:
+class PreviousVersion:
     """The previous arm of one run: built before the first call, consulted after each skill."""
 
-    def __init__(self, project: Project, previous: Previous) -> None:
+    def __init__(self, project: Project, previous: PreviousSkills) -> None:
         self.project = project
         self.previous = previous
         self.short = previous.commit[:7]
@@ -106,7 +105,7 @@ class Versus:
 
 
 @contextmanager
-def versus(project: Project, ref: str | None) -> Iterator[Versus | None]:
+def previous_version(project: Project, ref: str | None) -> Iterator[PreviousVersion | None]:
     """The previous arm for `ref` (None: no previous arm), its temporary folder removed afterwards.
     UsageError (exit 2) when git cannot read REF."""
     if not ref:
@@ -124,7 +123,7 @@ def versus(project: Project, ref: str | None) -> Iterator[Versus | None]:
                 "compare against a later commit, or run without --against",
                 "run",
             ) from None
-        yield Versus(project, previous)
+        yield PreviousVersion(project, previous)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

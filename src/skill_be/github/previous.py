@@ -1,5 +1,5 @@
 """The action's default previous arm: `run` on a pull request compares each skill with its version at
-the pull request's merge base with its base branch (`run --against`, wiring/versus.py), unless the
+the pull request's merge base with its base branch (`run --against`, wiring/previous.py), unless the
 step's args or the config's `compare.against` name a commit themselves, or `previous-arm: false`.
 
 A sharded run has no previous arm (run refuses the pair), and a base that git cannot find is a
@@ -11,9 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, Interval
-from skill_be.github.inputs import Context, Inputs
-from skill_be.results.compare import (
+from skill_be.engine.changes import (
     COMPARED,
     NOT_COMPARABLE,
     SKILL_COMPARED,
@@ -23,6 +21,8 @@ from skill_be.results.compare import (
     overall,
     reps_to_decide_line,
 )
+from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, Interval
+from skill_be.github.inputs import Context, Inputs
 from skill_be.results.git_files import GitError, find_base, toplevel
 
 

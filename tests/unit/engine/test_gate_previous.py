@@ -6,12 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from skill_be.engine.gate import ShortOfMinDelta, WorseThanPrevious, short_of_min_delta
+from skill_be.engine.changes import COMPARED, NOT_COMPARABLE, LineChange, SkillChange
+from skill_be.engine.gate import (
+    ShortOfMinDelta,
+    WorseThanPrevious,
+    blocking_rules,
+    previous_rule,
+    short_of_min_delta,
+    worse_than_previous,
+)
 from skill_be.engine.stats import Interval
 from skill_be.errors import ConfigError
 from skill_be.reports.gate import rule_text
-from skill_be.results.compare import COMPARED, NOT_COMPARABLE, LineChange, SkillChange
-from skill_be.results.gate_rules import blocking_rules, previous_rule, worse_than_previous
 
 
 def line(base: tuple[int, int], head: tuple[int, int], critical: bool = True, status: str = COMPARED,

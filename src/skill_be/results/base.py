@@ -1,81 +1,47 @@
-"""Free comparisons: this branch's recorded scores against the base branch's committed ones.
+"""The comparison with the base: this branch's result file against the one committed at the merge
+base with another branch (`verify --base`, `run --base`, and the action on a pull request). Its values
+are engine/changes.py's.
 
 The result file keeps every line's pass counts per arm and model. Read at the base commit (through
-git, no model call) it answers "did this change make the skill better?" line by line: this branch's
-with-skill score against the base's, the delta's 95% interval (Newcombe), and "not comparable" where
-the scenario's prompt, its criteria, its output contract or its tests changed, since the numbers then
-measure different things. Both files are read defensively: a Node tool's file has no `scores`, and
-a skill the base did not have has nothing to compare with; each case says so.
+git, results/git_files.py, no model call) it answers "did this change make the skill better?" line by
+line: this branch's with-skill score against the base's, the delta's 95% interval (Newcombe), and "not
+comparable" where the scenario's prompt, its criteria, its output contract or its tests changed, since
+the numbers then measure different things. Both files are read defensively: a Node tool's file has no
+`scores`, and a skill the base did not have has nothing to compare with; each case says so.
 
-Each skill's overall effect is the mean over its (scenario, model) pairs of the mean line delta. Its
-interval treats the lines of one scenario as moving together (the variance of their mean is taken as
-the square of the mean of their standard deviations, an upper bound), scenarios and models as
-independent: it is wider than the run's bootstrap interval, never narrower.
+For a loaded project: which files each skill's lines depend on (`skill_files`), and the comparison of
+its result file with the base's (`compare_with_base`, for the action: git's failures become a note;
+`comparison_at`, for `verify --base` and `run --base`: a ref git cannot resolve is the user's mistake,
+one line and exit 2).
 """
 
 from __future__ import annotations
 
 import json
-import math
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, REPS_CAP, Interval, line_variance, newcombe, reps_to_decide
+from skill_be.engine.changes import (
+    COMPARED,
+    NEW,
+    NOT_COMPARABLE,
+    SKILL_COMPARED,
+    SKILL_NEW,
+    SKILL_NO_HEAD,
+    SKILL_NO_SCORES,
+    Comparison,
+    Counts,
+    LineChange,
+    SkillChange,
+    overall,
+    reps_to_decide_line,
+)
+from skill_be.engine.stats import LOW_SAMPLE_ANSWERS, newcombe
+from skill_be.errors import SkillBeError
 from skill_be.project.fingerprint import normalize
-from skill_be.results.git_files import Base, GitError, read_at
-
-Z95 = 1.959963984540054
-COMPARED, NOT_COMPARABLE, NEW = "compared", "not comparable", "new"
-# A skill's comparison as a whole.
-SKILL_COMPARED, SKILL_NEW, SKILL_NO_SCORES, SKILL_NO_HEAD = "compared", "new skill", "no scores at base", "no scores"
-
-Counts = tuple[int, int]  # passed, total
-
-
-class LineChange(NamedTuple):
-    """One line of one scenario on one model: this branch's with-skill score against the base's."""
-
-    model: str
-    scenario: str
-    line: str
-    critical: bool
-    status: str  # compared | not comparable | new
-    head: Counts  # with skill, this branch
-    baseline: Counts  # without the skill, this branch
-    base: Counts | None = None  # with skill, the base
-    interval: Interval | None = None  # head - base, fractions
-    reps_to_decide: int | None = None  # reps per arm at which the interval would leave 0
-    why: str = ""  # not comparable: what changed
-    kind: str = "criterion"  # criterion | test (engine/gate.py LineScore.kind): what the line measures
-
-    @property
-    def moved(self) -> bool:
-        """Beyond its noise: the interval of the change leaves 0."""
-        return self.interval is not None and not self.interval.contains(0.0)
-
-
-class SkillChange(NamedTuple):
-    name: str
-    status: str  # SKILL_*
-    lines: tuple[LineChange, ...] = ()
-    vs_base: Interval | None = None  # the overall change against the base
-    vs_baseline: Interval | None = None  # this branch's overall effect against no skill
-    low_sample: bool = False
-    base_ready: bool | None = None
-    head_ready: bool | None = None
-    base_triggers: Any = None  # the result files' `triggers` sections, when recorded
-    head_triggers: Any = None
-    base_usage: Any = None  # the result files' `usage` (tokens and cost per answer), when recorded
-    head_usage: Any = None
-
-
-class Comparison(NamedTuple):
-    base: str  # the base commit
-    label: str  # how the comment names it
-    skills: Mapping[str, SkillChange]
-    note: str = ""  # why there is nothing to compare (no result file at the base)
-    decided: bool = False  # the run's own gate applied gate.previous to it (the previous arm)
+from skill_be.results.git_files import Base, GitError, close_refs, find_base, read_at, toplevel
 
 
 class SkillFiles(NamedTuple):
@@ -162,12 +128,6 @@ def _line(
     return x._replace(status=COMPARED, base=old.head, interval=iv, reps_to_decide=reps_to_decide_line(old.head, x.head))
 
 
-def reps_to_decide_line(before: Counts, after: Counts) -> int:
-    """Reps per arm at which a line's change (after - before) would leave 0, at its observed size."""
-    iv = newcombe(before[0], before[1], after[0], after[1])
-    return reps_to_decide(line_variance(before[0], before[1], after[0], after[1]), abs(iv.estimate), Z95)
-
-
 def _changed(
     x: LineChange,
     f: SkillFiles,
@@ -248,32 +208,70 @@ def scenarios_now(scenarios: Sequence[Any]) -> dict[str, tuple[str, tuple[str, .
     return {s.id: (s.prompt, tuple(s.criteria), dict(s.output) if s.output is not None else None) for s in scenarios}
 
 
-def _diff(before: Counts, after: Counts) -> tuple[float, float]:
-    """A line's change (after - before) and its variance, from shares shrunk toward 1/2."""
-    d = (after[0] / after[1] if after[1] else 0.0) - (before[0] / before[1] if before[1] else 0.0)
-    pa, pb = (after[0] + 1) / (after[1] + 2), (before[0] + 1) / (before[1] + 2)
-    var = pa * (1 - pa) / max(after[1], 1) + pb * (1 - pb) / max(before[1], 1)
-    return d, var
+def _rel(path: Path, root: Path) -> str:
+    return Path(os.path.relpath(path.resolve(), root.resolve())).as_posix()
 
 
-def overall(items: Sequence[tuple[str, str, Counts, Counts]]) -> Interval | None:
-    """The mean over (scenario, model) of the mean line change from `before` to `after` counts, with
-    a 95% interval (module doc)."""
-    units: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for scenario, model, before, after in items:
-        units.setdefault((scenario, model), []).append(_diff(before, after))
-    if not units:
-        return None
-    means = [sum(d for d, _ in u) / len(u) for u in units.values()]
-    # Lines of a scenario move together: the SD of their mean is at most the mean of their SDs.
-    variances = [(sum(math.sqrt(v) for _, v in u) / len(u)) ** 2 for u in units.values()]
-    k = len(means)
-    est = sum(means) / k
-    half = Z95 * math.sqrt(sum(variances)) / k
-    return Interval(est, max(-1.0, est - half), min(1.0, est + half))
+def skill_files(project: Any, root: Path) -> dict[str, SkillFiles]:
+    """Each skill's eval file, scenarios and test files, as the comparison reads them."""
+    out: dict[str, SkillFiles] = {}
+    for s in project.skills:
+        tests = {sid: _rel(p, root) for sid, p in s.test_files.items()}
+        texts: dict[str, bytes] = {}
+        for sid, p in s.test_files.items():
+            try:
+                texts[sid] = Path(p).read_bytes()
+            except OSError:
+                continue
+        out[s.name] = SkillFiles(_rel(s.eval_path, root), scenarios_now(s.evals.scenarios), tests, texts)
+    return out
 
 
-def reps_text(reps: int | None) -> str:
-    if reps is None:
-        return ""
-    return f"more than {REPS_CAP}" if reps > REPS_CAP else str(reps)
+def compare_project(project: Any, root: Path, base: Base) -> Comparison:
+    """The project's result file (as it is on disk) against the base's, at `base`."""
+    result_file = Path(project.config.result_file)
+    try:
+        head_doc = json.loads(result_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        head_doc = None
+    return compare(root, base, _rel(result_file, root), head_doc, skill_files(project, root))
+
+
+def compare_with_base(project: Any, cwd: Path, ref: str, name: str = "") -> Comparison:
+    """The comparison of the project's committed result file with the base's; a Comparison with only
+    a note when git or the base cannot answer."""
+    try:
+        root = toplevel(cwd)
+    except GitError as e:
+        return Comparison("", name or ref, {}, f"no comparison with the base: {e}")
+    found = find_base(root, ref, name=name)
+    if isinstance(found, GitError):
+        return Comparison("", name or ref, {}, f"no comparison with the base: {found}")
+    return compare_project(project, root, found)
+
+
+def resolve_base(project: Any, ref: str, option: str = "--base") -> tuple[Path, Base]:
+    """`--base REF` on the command line: the repository's top and the merge base of HEAD with REF. A
+    folder outside git, or a REF git does not have and cannot fetch, stops the command (exit 2, one
+    line), before anything runs."""
+    folder = Path(project.config.root)
+    if not ref.strip() or ref.startswith("-"):
+        raise SkillBeError(f'{option}: needs a branch, tag or commit, such as {option} main, not "{ref}"')
+    try:
+        root = toplevel(folder)
+    except GitError:
+        raise SkillBeError(
+            f"{option} {ref}: {folder} is not in a git repository; run it in a git checkout, or leave out {option}"
+        ) from None
+    found = find_base(root, ref)
+    if isinstance(found, GitError):
+        raise SkillBeError(
+            f"{option} {ref}: git does not know {ref} in {root} and could not fetch it{close_refs(root, ref)}; "
+            f"fetch it first (git fetch origin {ref}) or name a branch, tag or commit it has"
+        )
+    return root, found
+
+
+def comparison_at(project: Any, ref: str, option: str = "--base") -> Comparison:
+    """The comparison at the merge base of HEAD with REF (`resolve_base`)."""
+    return compare_project(project, *resolve_base(project, ref, option))
