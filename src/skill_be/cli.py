@@ -284,6 +284,13 @@ COMMANDS: tuple[Command, ...] = (
         "skill_be.commands.open",
     ),
     Command(
+        "view",
+        "view [folder]",
+        "Another name for open.",
+        _open_options,
+        "skill_be.commands.open",
+    ),
+    Command(
         "schema",
         "schema <format>",
         "Prints the JSON Schema of skill-be.yaml (config), an eval file (eval), the result file\n"

@@ -3,7 +3,7 @@ plus the answers and grader replies. A pure function; jinja2 escapes every answe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skill_be import __version__
@@ -84,9 +84,11 @@ def _skill(
     """One skill of summary.json as the template shows it: each output with its answer and replies."""
     scenarios = []
     splits = html_splits(s.get("judge"))
-    for sc in s["scenarios"]:
+    blocks = blocking(name, s)
+    targets = {b["href"].removeprefix("#") for b in blocks if b["href"]}
+    for i, sc in enumerate(s["scenarios"]):
         models = []
-        for label, m in sc["models"].items():
+        for j, (label, m) in enumerate(sc["models"].items()):
             outputs = []
             for o in m["outputs"]:
                 key = o["file"] or f"{name}/{sc['id']}/{label}/{o['rep']}/{o['arm']}"
@@ -94,8 +96,10 @@ def _skill(
                 gradings = [{**g, "reply": got[i] if i < len(got) else ""} for i, g in enumerate(o["gradings"])]
                 agent = agent_view(o, name, sc["id"], label)  # reports/agent.py: agent scenarios
                 evidence = _marked(evidence_view(sc["criteria"], o, texts.get(key)))  # reports/evidence.py
+                rows = evidence["rows"] if evidence else verdict_rows(sc["criteria"], o)
                 outputs.append(
                     {**o, "text": texts.get(key), "gradings": gradings, "agent": agent, "evidence": evidence}
+                    | {"criteria_rows": rows}
                 )
             lines = [
                 {
@@ -103,11 +107,16 @@ def _skill(
                     **_bars(line),
                     "vsBase": _vs_base(base, name, sc["id"], label, line),
                     "judgeSplit": splits.get((sc["id"], label, line["line"])),  # reports/judge.py
+                    "anchor": anchor(name, i, j, k),
+                    "blocking": anchor(name, i, j, k) in targets,
                 }
-                for line in m["lines"]
+                for k, line in enumerate(m["lines"])
             ]
-            models.append({"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))})
-        scenarios.append({**sc, "models": models})
+            models.append(
+                {"label": label, "lines": lines, "outputs": outputs, "pooled": _pooled(m.get("pooled"))}
+                | {"reps": rep_pairs(outputs)}
+            )
+        scenarios.append({**sc, "models": models, "anchor": anchor(name, i)})
     rows, note = across_cells(s.get("across") or ())  # reports/across.py: several models, a row each
     prefers = preference_words(s.get("pairwise"))  # reports/pairwise.py
     return {
@@ -119,7 +128,68 @@ def _skill(
         "across_rows": rows,
         "across_note": note,
         "prefers": prefers,
+        "blocks": blocks,
     }
+
+
+def anchor(skill: str, scenario: int, model: int | None = None, line: int | None = None) -> str:
+    """The id of a scenario's heading (or of one of its score lines) on the page: by position, so
+    any scenario id or criterion text makes a valid one."""
+    out = f"skill-{skill}-sc-{scenario}"
+    return out if model is None else f"{out}-m-{model}-l-{line}"
+
+
+def blocking(name: str, s: Mapping[str, Any]) -> list[dict[str, str]]:
+    """What blocks the skill, in the report's words (`reasons`), each with a link to the scenario or
+    score line its record (`why`, the same order) points at; "" where it points at none."""
+    why = s.get("why") or []
+    out = []
+    for n, text in enumerate(s.get("reasons") or []):
+        w = why[n] if n < len(why) and isinstance(why[n], Mapping) else {}
+        out.append({"text": text, "href": _target(name, s, w)})
+    return out
+
+
+def _target(name: str, s: Mapping[str, Any], w: Mapping[str, Any]) -> str:
+    """The anchor a reason record points at: its line, else its scenario, else nothing."""
+    for i, sc in enumerate(s.get("scenarios") or []):
+        if sc.get("id") != w.get("scenario"):
+            continue
+        for j, (label, m) in enumerate(sc.get("models", {}).items()):
+            if w.get("model") in (None, label):
+                for k, line in enumerate(m.get("lines", [])):
+                    if w.get("line") is not None and line.get("line") == w.get("line"):
+                        return "#" + anchor(name, i, j, k)
+        return "#" + anchor(name, i)
+    return ""
+
+
+def verdict_rows(criteria: Sequence[str], o: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each criterion by its text with the verdict that counted and how many gradings said YES, for
+    an output whose gradings gave no quotes (the evidence view has these rows with quotes)."""
+    verdicts = o.get("verdicts") or []
+    if len(verdicts) < len(criteria):
+        return []
+    graded = [g["verdicts"] for g in o.get("gradings", []) if g.get("verdicts") is not None]
+    return [
+        {
+            "criterion": c,
+            "verdict": bool(verdicts[i]),
+            "yes": sum(1 for v in graded if i < len(v) and v[i]),
+            "n": len(graded),
+            "quotes": [],
+        }
+        for i, c in enumerate(criteria)
+    ]
+
+
+def rep_pairs(outputs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The outputs by rep, each rep's baseline beside its with-skill answer (either may be missing)."""
+    reps: dict[Any, dict[str, Any]] = {}
+    for o in outputs:
+        pair = reps.setdefault(o["rep"], {"rep": o["rep"], "baseline": None, "withSkill": None})
+        pair["baseline" if o["arm"] == "baseline" else "withSkill"] = o
+    return list(reps.values())
 
 
 def _vs_base(base: Comparison | None, skill: str, scenario: str, model: str, line: Mapping[str, Any]) -> Any:

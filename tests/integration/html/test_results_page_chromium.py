@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
@@ -80,7 +80,15 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> str:
             {"name": "rejects a negative total", "passed": False, "message": "Expected RangeError\n  at t.ts:12"},
         ],
     }
-    return render_html(summary, {}, {})
+    answers = {  # each answer's text, as run_pages reads it from the run folder
+        o["file"]: f"{o['arm']} answer of rep {o['rep']}: alpha beta"
+        for sk in summary["skills"].values()
+        for sc in sk["scenarios"]
+        for m in sc["models"].values()
+        for o in m["outputs"]
+        if o["file"]
+    }
+    return render_html(summary, answers, {})
 
 
 def opened(html: str) -> str:
@@ -245,3 +253,49 @@ def test_evidence_notes_and_top_up_are_on_the_page(tmp_path: Path) -> None:
     assert "inconclusive: split / m1 — the scenario&#39;s mean:" in page
     assert "rule: evidence (a false block under 0.05 one-sided; harm margin 30pp; gate.inconclusive: pass)" in page
     assert overflows(page, tmp_path, 420) == []
+
+
+# --- what blocks comes first; the two arms of a rep side by side -----------------------------------
+
+# Injected into a test copy only, like CHECK: where the page puts the blocking line and the answers.
+LAYOUT = """<script>
+window.addEventListener("load", () => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const first = document.querySelector("#what-blocks li a");
+  const target = first ? document.querySelector(first.getAttribute("href")) : null;
+  const pair = document.querySelector(".rep-pair");
+  const answers = pair ? [...pair.querySelectorAll("pre.answer")].map(box) : [];
+  const out = document.createElement("pre");
+  out.id = "layout-report";
+  out.textContent = "LAYOUT" + "-CHECK " + JSON.stringify({
+    block: first ? box(first) : null, text: first ? first.textContent : null,
+    target: target ? target.tagName : null, height: window.innerHeight, answers: answers}) + " E" + "ND";
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def layout(html: str, folder: Path, width: int) -> dict[str, Any]:
+    copy = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", opened(html))
+    path = folder / f"layout-{width}.html"
+    path.write_text(copy.replace("</body>", LAYOUT + "</body>"))
+    p = browse(f"--window-size={width},900", "--virtual-time-budget=3000", "--dump-dom", path.as_uri())
+    found = re.search(r"LAYOUT-CHECK (.*?) END", p.stdout, re.S)
+    assert found, p.stderr[-2000:]
+    got: dict[str, Any] = json.loads(found.group(1).replace("&gt;", ">").replace("&lt;", "<").replace("&amp;", "&"))
+    return got
+
+
+def test_the_page_opens_on_what_blocks_and_shows_the_arms_side_by_side(page: str, tmp_path: Path) -> None:
+    wide = layout(page, tmp_path, 1280)
+    assert wide["block"] is not None and wide["block"][3] <= wide["height"]  # on the first screen
+    assert wide["text"].startswith("regression: ") and wide["target"] == "TR"  # it links to its score line
+    (base, skill) = wide["answers"]
+    assert abs(base[1] - skill[1]) < 2 and base[2] <= skill[0]  # one row: baseline left of with skill
+    narrow = layout(page, tmp_path, 420)
+    (base, skill) = narrow["answers"]
+    assert skill[1] >= base[3] and abs(base[0] - skill[0]) < 2  # stacked on a narrow screen
+    # control: without the page's two-column rule the answers stack at 1280 too
+    single = page.replace("grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);", "")
+    (base, skill) = layout(single, tmp_path, 1280)["answers"]
+    assert skill[1] >= base[3]

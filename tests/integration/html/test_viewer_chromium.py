@@ -74,7 +74,13 @@ def test_the_index_lists_three_runs_with_three_points_and_a_run_opens(results: P
     oldest = re.search(r'<a class="run-link" href="([^"]+)"', rows[2])
     assert oldest  # a run without results.html: its page rendered from summary.json
     assert not (results / oldest.group(1)).exists()
-    assert "allocate" in dom(urljoin(url, oldest.group(1)))
+    old_page = dom(urljoin(url, oldest.group(1)))
+    assert "allocate" in old_page
+    for shown in (run_page, old_page):  # a blocked run opens on what blocks, before the overview
+        ready = '<h1><span class="verdict-ready">READY' in shown
+        assert ready or shown.index('id="what-blocks"') < shown.index("<h2>Overview</h2>"), shown[:3000]
+        assert not ready or 'id="what-blocks"' not in shown
+    assert any('id="what-blocks"' in shown for shown in (run_page, old_page))  # the fixture has a blocked run
 
 
 @pytest.mark.parametrize("width", WIDTHS)
