@@ -28,11 +28,10 @@ from skill_be.reports.terminal import Style, colour_on
 from skill_be.results.git_files import Base, resolve
 from skill_be.results.result_file import ResultEntry
 from skill_be.results.run_dir import RunDir
-from skill_be.wiring.agent_parts import agent_side
 from skill_be.wiring.assembly import Parts, assemble, engine_settings, interruptible
 from skill_be.wiring.common import warn
 from skill_be.wiring.interrupted import keep_partial
-from skill_be.wiring.pipeline import check_before_calls, check_graders, drive, finish
+from skill_be.wiring.pipeline import agents_of, check_before_calls, check_graders, drive, finish
 from skill_be.wiring.previous import PreviousVersion, merged_extras, previous_version
 from skill_be.wiring.run_files import RunFiles, base_of
 from skill_be.wiring.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
@@ -137,7 +136,7 @@ async def _benchmark(
     arms = against.arms if against else DEFAULT_ARMS
     async with (
         assemble(project, grader=graded, keep_deps=options.keep_deps) as parts,
-        agent_side(project, parts.models, parts.redactor, warn, arms) as agents,  # agent scenarios
+        agents_of(project, parts.models, parts.redactor, warn, arms) as agents,  # agent scenarios
     ):
         header = report_header(project, parts, settings, started)
         run_dir = RunDir(config.results, started, parts.redactor)

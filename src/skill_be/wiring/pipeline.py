@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,6 @@ from skill_be.reports.errors import closing_lines
 from skill_be.reports.fake import fake_closing
 from skill_be.reports.progress import Progress
 from skill_be.results.result_file import ResultEntry, read_result_file
-from skill_be.wiring.agent_parts import check_agents
 from skill_be.wiring.assembly import Parts
 from skill_be.wiring.common import warn
 from skill_be.wiring.run_files import RunFiles
@@ -36,12 +36,35 @@ if TYPE_CHECKING:
     from skill_be.wiring.trigger_setup import TriggerRuns
 
 
+@asynccontextmanager
+async def agents_of(
+    project: Project,
+    models: list[Model],
+    redact: Callable[[str], str],
+    warn: Callable[[str], None],
+    arms: Sequence[Arm] = DEFAULT_ARMS,
+) -> AsyncIterator[AgentSide | None]:
+    """wiring/agent_parts.py's `agent_side`; the agent machinery (boxes, drivers, workspaces) is
+    imported only when a skill has agent scenarios, so that a run without any does not pay for it."""
+    if not any(sc.agent is not None for s in project.skills for sc in s.evals.scenarios):
+        yield None
+        return
+    from skill_be.wiring.agent_parts import agent_side
+
+    async with agent_side(project, models, redact, warn, arms) as side:
+        yield side
+
+
 def check_before_calls(project: Project) -> Mapping[str, ResultEntry]:
     """What can stop the run is found before the first model call: a broken result file, a check
     setting that cannot work. Hint-word warnings print here too. Returns the result file's entries."""
     previous = read_result_file(project.config.result_file)
     validate_checks(project, warn)
-    check_agents(project, warn)  # agent scenarios need agent CLIs (wiring/agent_parts.py)
+    if any(s.evals.triggers is not None or any(sc.agent for sc in s.evals.scenarios) for s in project.skills):
+        # Agent scenarios and trigger evals need agent CLIs; the agent machinery is imported only then.
+        from skill_be.wiring.agent_parts import check_agents
+
+        check_agents(project, warn)
     if any(sc.attachments for s in project.skills for sc in s.evals.scenarios):
         from skill_be.project.attachments import first_refusal
 
