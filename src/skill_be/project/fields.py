@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal, NoReturn
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, model_validator
 from pydantic_core import PydanticCustomError
 
 from skill_be.project.where import did_you_mean, type_name
@@ -21,6 +21,11 @@ def fail(message: str, *, at: tuple[str | int, ...] = (), key: str | None = None
     """Stop validation with `message`; `at` continues the location below the value being checked,
     `key` points the place at that key of the mapping rather than at the mapping."""
     raise PydanticCustomError(ERROR_TYPE, "{message}", {"message": message, "at": at, "key": key})
+
+
+# The validation context's key that makes every model drop the keys it does not know, instead of
+# refusing them (`validate(..., lenient=True)`).
+LENIENT = "lenient"
 
 
 class Strict(BaseModel):
@@ -44,14 +49,17 @@ class Strict(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _shape(cls, data: Any) -> Any:
+    def _shape(cls, data: Any, info: ValidationInfo) -> Any:
         if not isinstance(data, dict):
             fail(f"{cls.not_a_mapping}, not {type_name(data)}")
         for k in data:
             if not isinstance(k, str):
                 fail(f"key {k!r} must be a string")
         fields = {f.alias or name: f for name, f in cls.model_fields.items()}
-        if cls.model_config.get("extra") == "forbid":
+        if (info.context or {}).get(LENIENT):
+            # a file a later version (or another tool) wrote: keys this version does not know are dropped
+            data = {k: v for k, v in data.items() if k in fields}
+        elif cls.model_config.get("extra") == "forbid":
             for k in data:
                 if k not in fields:
                     hint: str = did_you_mean(k, fields)

@@ -31,7 +31,13 @@ def at_place(name: str, place: tuple[int, int] | None) -> str:
 
 
 def checked(
-    fmt: str, model: Callable[[], type[BaseModel]], data: object, name: str, places: Places, label: Label | None = None
+    fmt: str,
+    model: Callable[[], type[BaseModel]],
+    data: object,
+    name: str,
+    places: Places,
+    label: Label | None = None,
+    lenient: bool = False,
 ) -> dict[str, Any]:
     """The file's data once it is valid, keys as written, optional keys left out when absent or null.
 
@@ -43,16 +49,22 @@ def checked(
     if conforms(fmt, data):
         assert isinstance(data, dict)
         return data
-    valid = validate(model(), data, name, places, label)
+    valid = validate(model(), data, name, places, label, lenient)
     dumped: dict[str, Any] = valid.model_dump(by_alias=True, exclude_unset=True)
     return dumped
 
 
-def validate(model: type[M], data: object, name: str, places: Places, label: Label | None = None) -> M:
+def validate(
+    model: type[M], data: object, name: str, places: Places, label: Label | None = None, lenient: bool = False
+) -> M:
+    """The model of the file's data, or its first error as one line; `lenient`: keys the models do not
+    know are dropped instead of refused (a file a later version wrote)."""
     from pydantic import ValidationError
 
+    from skill_be.project.fields import LENIENT
+
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context={LENIENT: lenient})
     except ValidationError as e:
         raise ConfigError(render(e.errors(include_url=False)[0], name, places, label)) from None
 

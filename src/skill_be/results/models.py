@@ -23,12 +23,20 @@ from skill_be.results.trigger_models import TriggersModel
 # --- skill-be.result.json --------------------------------------------------------------------------
 
 
-class ArmCount(Record):
+class Known(Record):
+    """A part of the result file this version writes: another key is a hand edit, most likely a typo
+    (`unknown key "x" (did you mean ...)`). A file a later skill-be or the Node tool wrote is read with
+    the validation context `lenient`, which drops the keys this version does not know."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ArmCount(Known):
     passed: Count = Field(description="reps whose verdict on the line passed")
     total: Count = Field(description="reps counted")
 
 
-class ScoreModel(Record):
+class ScoreModel(Known):
     """One line's pass counts on one model: what the action and later tools read."""
 
     model: Text = Field(description="the model's label")
@@ -40,7 +48,7 @@ class ScoreModel(Record):
     with_skill: ArmCount = Field(alias="withSkill")
 
 
-class ArmUsage(Record):
+class ArmUsage(Known):
     answers: Count = Field(description="the arm's answers counted (failed calls left out)")
     input_tokens: Amount = Field(alias="inputTokens", description="mean input tokens of one answer")
     output_tokens: Amount = Field(alias="outputTokens", description="mean output tokens of one answer")
@@ -49,7 +57,7 @@ class ArmUsage(Record):
     )
 
 
-class UsageModel(Record):
+class UsageModel(Known):
     """What one answer costs in each arm, over every model under test."""
 
     baseline: ArmUsage
@@ -57,7 +65,7 @@ class UsageModel(Record):
     estimated: Flag = Field(description="some counts are estimated from characters (the adapter reported none)")
 
 
-class ReasonRecord(Record):
+class ReasonRecord(Known):
     """One blocking reason as data (engine/reasons.py `Reason`): what readers decide from, beside its words."""
 
     kind: Literal[
@@ -78,7 +86,7 @@ class ReasonRecord(Record):
     line: AnyText | None = Field(None, description="the criterion, or [test] <name>")
 
 
-class ResultEntryModel(Record):
+class ResultEntryModel(Known):
     date: Text = Field(description="the day of the skill's last run, YYYY-MM-DD")
     fingerprint: Text = Field(description="SHA-256 over the skill's SKILL.md, eval file, config (and tests)")
     ready: Flag = Field(description="the verdict of that run")
@@ -104,7 +112,7 @@ class ResultEntryModel(Record):
     )
 
 
-class ResultFileModel(Record):
+class ResultFileModel(Known):
     """skill-be.result.json."""
 
     model_config = ConfigDict(title="skill-be result file")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -104,18 +104,30 @@ def read_result_file(path: Path) -> ResultFile | None:
     from skill_be.project.validation import checked
 
     try:
-        d = checked("result", _model, data, name, Places(text, "json"))
-        if not _newer(d["skillBeVersion"]) and not _foreign(data):
-            _no_unknown_keys(data, name, Places(text, "json"))
+        lenient = _foreign(data) or _newer(_version_of(data))
+        d = checked("result", _model, data, name, Places(text, "json"), _key_path, lenient)
     except ConfigError as e:
         raise ConfigError(f"{e}; {_FIX}") from None
     return ResultFile(version=d["skillBeVersion"], skills={k: _entry(e) for k, e in d["skills"].items()})
+
+
+def _key_path(loc: Sequence[str | int], key: str | None) -> str:
+    """Where an error is, the unknown key's own path included (`skills.x.redy: unknown key "redy"`)."""
+    from skill_be.project.validation import path_text
+
+    return path_text(loc if key is None else [*loc, key])
 
 
 def _foreign(data: object) -> bool:
     """Whether the file says another tool wrote it (the Node tool writes `"generator": "@ngwes/skill-be"`;
     skill-be writes no generator): its keys are that tool's, left alone at any version."""
     return isinstance(data, dict) and data.get("generator") not in (None, "skill-be")
+
+
+def _version_of(data: object) -> str:
+    """The version the file names, "" where it names none (the model then says what is missing)."""
+    version = data.get("skillBeVersion") if isinstance(data, dict) else None
+    return version if isinstance(version, str) else ""
 
 
 def _newer(version: str) -> bool:
@@ -130,54 +142,6 @@ def _newer(version: str) -> bool:
 
     mine, theirs = parts(__version__), parts(version)
     return not theirs or theirs > mine
-
-
-# The keys each level of the file may have; a file this version (or an earlier one) wrote has no
-# others, so another key is a hand edit, most likely a typo.
-_TOP_KEYS = ("skillBeVersion", "skills")
-_ENTRY_KEYS = (
-    "date",
-    "fingerprint",
-    "ready",
-    "reasons",
-    "why",
-    "models",
-    "grader",
-    "scores",
-    "gate",
-    "triggers",
-    "reps",
-    "inputs",
-    "usage",
-)
-_SCORE_KEYS = ("model", "scenario", "line", "kind", "critical", "baseline", "withSkill")
-_ARM_KEYS = ("passed", "total")
-_USAGE_KEYS = ("baseline", "withSkill", "estimated")
-_USAGE_ARM_KEYS = ("answers", "inputTokens", "outputTokens", "costUsd")
-
-
-def _no_unknown_keys(d: Any, name: str, places: Any) -> None:
-    from skill_be.project.validation import at_place, path_text
-    from skill_be.project.where import did_you_mean
-
-    def check(m: Mapping[str, Any], allowed: tuple[str, ...], loc: list[str | int]) -> None:
-        for k in m:
-            if k not in allowed:
-                where = path_text([*loc, k])
-                place = places.find([*loc, k], key=True)
-                raise ConfigError(f'{at_place(name, place)}: {where}: unknown key "{k}"{did_you_mean(k, allowed)}')
-
-    check(d, _TOP_KEYS, [])
-    for skill, entry in d["skills"].items():
-        check(entry, _ENTRY_KEYS, ["skills", skill])
-        for i, score in enumerate(entry.get("scores") or ()):
-            check(score, _SCORE_KEYS, ["skills", skill, "scores", i])
-            for arm in ("baseline", "withSkill"):
-                check(score[arm], _ARM_KEYS, ["skills", skill, "scores", i, arm])
-        if entry.get("usage") is not None:
-            check(entry["usage"], _USAGE_KEYS, ["skills", skill, "usage"])
-            for arm in ("baseline", "withSkill"):
-                check(entry["usage"][arm], _USAGE_ARM_KEYS, ["skills", skill, "usage", arm])
 
 
 def _model() -> type[BaseModel]:
