@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from skill_be import __version__
 from skill_be.adapters.credentials import Redactor
 from skill_be.errors import UsageError, exit_code
-from skill_be.github import fork, gather, runner_files
+from skill_be.github import fork, gather, handoff, runner_files
 from skill_be.github.client import Client
 from skill_be.github.inputs import (
     RUN_COMMANDS,
@@ -69,8 +69,8 @@ def run_command(
     return Finished(code, kept["stdout"], kept["stderr"])
 
 
-def _secrets_of_config(config: Path, env: Mapping[str, str]) -> list[str]:
-    """Every apiKeyEnv value the config names, so no report or log line shows one."""
+def key_names(config: Path) -> list[str]:
+    """The variables the config's apiKeyEnv entries name (models, grader, triage model)."""
     try:
         from skill_be.project.config import load_config
 
@@ -79,7 +79,12 @@ def _secrets_of_config(config: Path, env: Mapping[str, str]) -> list[str]:
         return []
     entries = [*getattr(cfg, "models", ()), getattr(cfg, "grader", None), getattr(cfg, "triage_model", None)]
     names = {e.settings.get("apiKeyEnv") for e in entries if e is not None and hasattr(e, "settings")}
-    return [env[n] for n in names if isinstance(n, str) and env.get(n)]
+    return sorted(n for n in names if isinstance(n, str))
+
+
+def _secrets_of_config(config: Path, env: Mapping[str, str]) -> list[str]:
+    """Every apiKeyEnv value the config names, so no report or log line shows one."""
+    return [env[n] for n in key_names(config) if env.get(n)]
 
 
 def _result(done: Finished, blocked: bool) -> str:
@@ -292,6 +297,10 @@ def main(
     except UsageError as e:
         print(f"skill-be: {e}", file=sys.stderr)
         return exit_code(e)
+    full_image = handoff.wanted(inputs.command, env)
+    if full_image is not None:  # the verify image: run, triage and regrade need the agent CLIs
+        config_path = Path.cwd() / inputs.working_directory / config_arg(inputs.args)
+        return handoff.run(full_image, env, key_names(config_path), lambda line: print(line, file=sys.stderr))
     redactor = Redactor(secret_forms(inputs.token))  # and as the reports quote it (reports/quote.py)
     ctx = read_context(env, Path.cwd())
     if inputs.command == "publish":  # the fork pattern's second job: post what the first one left
