@@ -136,7 +136,7 @@ COPY README.md /tmp/build/
 COPY src /tmp/build/src
 RUN with-ca /opt/skill-be/bin/pip wheel --no-cache-dir --disable-pip-version-check --no-deps -w /wheels /tmp/build
 
-# ---- runtime: what verify and skill-be share: git, Python, Node 22, TypeScript, the dependencies ---
+# ---- runtime: what verify and skill-be share: git, Python, Node 22 (no npm), TypeScript, the dependencies
 FROM ${BASE} AS runtime
 # No manuals, docs or translations from these packages (as debian:bookworm-slim does), and no apt
 # caches: about 120 MB less.
@@ -146,7 +146,8 @@ RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates git python3 \
     && apt-get clean \
     && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
-COPY --from=node /out/ /usr/local/
+# Node alone: nothing verify or check runs needs npm (skill-be's TypeScript is installed below).
+COPY --from=node /out/bin/node /usr/local/bin/node
 COPY --from=typescript /ts/ /usr/local/share/skill-be/
 COPY --from=python /opt/skill-be/ /opt/skill-be/
 COPY docker/launch.py /usr/local/lib/skill-be/launch.py
@@ -187,6 +188,11 @@ RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ripgrep \
     && apt-get clean \
     && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
+# npm, for the code tests' dependencies (codetests/installer.py); Node itself is runtime's.
+COPY --from=node /out/lib/node_modules/npm/ /usr/local/lib/node_modules/npm/
+RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
+    && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
+    && npm --version
 COPY --from=clis /opt/agent-clis/ /opt/agent-clis/
 COPY --from=python /wheels/ /tmp/wheels/
 # The wheel was built from this build's source in the python stage; no index is asked here.
