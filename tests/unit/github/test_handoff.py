@@ -3,6 +3,8 @@ the sibling container gets (what the command needs, and no other secret)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from skill_be.github import handoff
 
 STEP_ENV = {
@@ -64,3 +66,37 @@ def test_the_sibling_gets_what_the_command_needs_and_no_other_secret() -> None:
 def test_a_key_the_config_does_not_name_stays_behind() -> None:
     # Control for the test above: the same key, not named by the config, does not go.
     assert "ANTHROPIC_API_KEY" not in handoff.sibling_env(STEP_ENV, [])
+
+
+def test_outside_a_container_of_the_engine_it_says_so_in_one_line(monkeypatch: Any, capsys: Any) -> None:
+    from skill_be import containers
+
+    class Engine:
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(containers, "client", lambda **_: Engine())
+    monkeypatch.setattr(handoff, "_own_container", lambda _engine: None)
+    lines: list[str] = []
+    code = handoff.run("ghcr.io/ngwes/skill-be:1.0.0", STEP_ENV, [], lines.append)
+    assert code == 2
+    (line,) = lines
+    assert line.startswith("skill-be: this command needs the full image ghcr.io/ngwes/skill-be:1.0.0")
+    assert "uses: docker://ghcr.io/ngwes/skill-be:1.0.0" in line
+
+
+def test_an_engine_that_does_not_answer_is_one_line(monkeypatch: Any) -> None:
+    from docker.errors import DockerException
+
+    from skill_be import containers
+
+    def no_engine(**_: Any) -> Any:
+        raise DockerException("Error while fetching server API version")
+
+    monkeypatch.setattr(containers, "client", no_engine)
+    lines: list[str] = []
+    assert handoff.run("x/y:1", STEP_ENV, [], lines.append) == 2
+    assert lines == [
+        "skill-be: this command needs the full image x/y:1, but no Docker engine answers: "
+        "Error while fetching server API version"
+    ]
