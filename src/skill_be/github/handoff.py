@@ -93,8 +93,7 @@ def _ensure_image(engine: Any, image: str, say: Callable[[str], None]) -> None:
     except ImageNotFound:
         pass
     say(f"skill-be: pulling {image} (the agent CLIs) for this command")
-    repository, _, tag = image.rpartition(":") if ":" in image.rsplit("/", 1)[-1] else (image, "", "latest")
-    engine.images.pull(repository, tag=tag)
+    engine.images.pull(image)  # the SDK reads the tag or digest from the name (none: latest)
 
 
 def _network(own: Any) -> str:

@@ -100,3 +100,34 @@ def test_an_engine_that_does_not_answer_is_one_line(monkeypatch: Any) -> None:
         "skill-be: this command needs the full image x/y:1, but no Docker engine answers: "
         "Error while fetching server API version"
     ]
+
+
+def test_the_full_image_is_pulled_only_when_the_engine_lacks_it() -> None:
+    from docker.errors import ImageNotFound
+
+    class Images:
+        def __init__(self, have: set[str]) -> None:
+            self.have = have
+            self.pulled: list[str] = []
+
+        def get(self, name: str) -> str:
+            if name not in self.have:
+                raise ImageNotFound(name)
+            return name
+
+        def pull(self, name: str) -> None:
+            self.pulled.append(name)
+
+    class Engine:
+        def __init__(self, have: set[str]) -> None:
+            self.images = Images(have)
+
+    image = "ghcr.io/ngwes/skill-be:1.0.0"
+    said: list[str] = []
+    present = Engine({image})
+    handoff._ensure_image(present, image, said.append)
+    assert present.images.pulled == [] and said == []
+    missing = Engine(set())  # control: the runner has only the verify image
+    handoff._ensure_image(missing, image, said.append)
+    assert missing.images.pulled == [image]
+    assert said == [f"skill-be: pulling {image} (the agent CLIs) for this command"]
