@@ -1,9 +1,14 @@
-"""The skill-be images: their sizes, and `docker run ... verify` against `skill-be verify` on the host.
+"""The skill-be images: their sizes, what a runner pulls, and `docker run ... verify` against `skill-be
+verify` on the host.
 
-    python bench/image.py [--reps 15] [--example durations]
+    python bench/image.py [--reps 15] [--example durations] [--image T] [--verify-image T] [--no-start-up]
 
-Needs the images that .ci/steps/40-docker.sh builds (skill-be:<version>, skill-be-sandbox:<version>).
-Prints:
+Needs the images that .ci/steps/40-docker.sh builds (skill-be:<version>, skill-be-verify:<version>,
+skill-be-sandbox:<version>). Prints:
+- what a runner pulls for the action: each image's size and compressed size (its layers gzipped at
+  gzip's default level, as a registry stores them, from `docker save`), before (the full image, what
+  a pull request's `verify` job pulled when it was the action's image) and after (the verify image),
+  the ratio, and what a `run` job pulls on top of the verify image (the full image's own layers);
 - the size of both images, and the installed size of the agent CLIs in the skill-be image
   (/opt/agent-clis), each CLI's package and Copilot CLI's unpacked cache; targets: the skill-be image at most the CLIs + 300 MB, the sandbox under 250 MB;
 - the wall time of `verify` on a copy of examples/<example> (its demo run first writes the result
@@ -16,18 +21,22 @@ Prints:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
 import subprocess
+import tarfile
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 from skill_be import __version__
 
 REPO = Path(__file__).resolve().parents[1]
 IMAGE = f"skill-be:{__version__}"
+VERIFY = f"skill-be-verify:{__version__}"
 SANDBOX = f"skill-be-sandbox:{__version__}"
 MB = 1_000_000  # docker's MB
 CLI_BUDGET_MB = 300
@@ -151,13 +160,68 @@ def start_up(example: str, reps: int) -> None:
         print(line)
 
 
+def layer_sizes(*images: str) -> dict[str, list[tuple[str, int, int]]]:
+    """Each image's layers as (layer, size, gzipped size), from one `docker save` of all of them (a
+    layer two images share is the same entry)."""
+    with tempfile.TemporaryDirectory(prefix="bench-image-save-") as tmp:
+        archive = Path(tmp) / "images.tar"
+        subprocess.run(["docker", "save", "-o", str(archive), *images], check=True)
+        with tarfile.open(archive) as tar:
+            manifest = json.load(tar.extractfile("manifest.json"))  # type: ignore[arg-type]
+            sized: dict[str, tuple[int, int]] = {}
+            for entry in manifest:
+                for layer in entry["Layers"]:
+                    if layer not in sized:
+                        sized[layer] = gzipped(tar, layer)
+    by_tag = {tag: entry["Layers"] for entry in manifest for tag in entry.get("RepoTags") or []}
+    return {image: [(layer, *sized[layer]) for layer in by_tag[image]] for image in images}
+
+
+def gzipped(tar: tarfile.TarFile, member: str) -> tuple[int, int]:
+    """A layer's size and its size gzipped at level 6 (gzip's default, and a registry's)."""
+    source = tar.extractfile(member)
+    assert source is not None
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)
+    raw = packed = 0
+    while chunk := source.read(1 << 20):
+        raw += len(chunk)
+        packed += len(packer.compress(chunk))
+    return raw, packed + len(packer.flush())
+
+
+def pulled(full: str, verify: str) -> None:
+    layers = layer_sizes(full, verify)
+    mine = {layer for layer, _, _ in layers[verify]}
+    total = {image: (sum(s for _, s, _ in rows), sum(z for _, _, z in rows)) for image, rows in layers.items()}
+    extra = [(s, z) for layer, s, z in layers[full] if layer not in mine]
+    print("\nWhat a runner pulls for the action (layers gzipped as a registry stores them):")
+    print(f"{'before: ' + full:44} {total[full][0] / MB:7.0f} MB   {total[full][1] / MB:7.0f} MB compressed")
+    print(f"{'after:  ' + verify:44} {total[verify][0] / MB:7.0f} MB   {total[verify][1] / MB:7.0f} MB compressed")
+    print(
+        f"{'  verify job, after / before':44} x{total[verify][0] / total[full][0]:6.3f}"
+        f"      x{total[verify][1] / total[full][1]:6.3f} compressed"
+    )
+    shared = sum(z for layer, _, z in layers[full] if layer in mine)
+    print(
+        f"{'  run job: the full image on top of verify':44} {sum(s for s, _ in extra) / MB:7.0f} MB   "
+        f"{sum(z for _, z in extra) / MB:7.0f} MB compressed ({shared / MB:.0f} MB compressed shared)"
+    )
+
+
 def main() -> None:
+    global IMAGE
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--example", default="durations")
+    parser.add_argument("--image", default=IMAGE, help="the full image")
+    parser.add_argument("--verify-image", default=VERIFY)
+    parser.add_argument("--no-start-up", action="store_true", help="sizes only")
     args = parser.parse_args()
+    IMAGE = args.image
     sizes()
-    start_up(args.example, args.reps)
+    pulled(args.image, args.verify_image)
+    if not args.no_start_up:
+        start_up(args.example, args.reps)
 
 
 if __name__ == "__main__":

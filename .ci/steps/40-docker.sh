@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# A Docker engine and skill-be's two images, both built from the top-level Dockerfile: the sandbox
-# image the code tests run the model's code in (target sandbox), and the skill-be image that
-# tests/e2e/image/ runs and the GitHub Action uses (target skill-be). No image registry is reachable
+# A Docker engine and skill-be's three images, all built from the top-level Dockerfile: the sandbox
+# image the code tests run the model's code in (target sandbox), the skill-be image that
+# tests/e2e/image/ runs and the GitHub Action hands run, triage and regrade to (target skill-be), and
+# the verify image the action starts (target verify; no agent CLIs; its layers below skill-be's own
+# are the full image's). No image registry is reachable
 # from CI: the base image is built from Debian's mirrors with debootstrap and `docker import`.
 # Idempotent: an engine that answers is reused, and so is an image whose label holds the hash of
 # what went into it (the base image's id and the files the build copies). Any failure stops CI with
@@ -13,6 +15,7 @@ BASE_IMAGE="skill-be-base:bookworm"
 VERSION="$(python -c 'import skill_be; print(skill_be.__version__)')"
 SANDBOX_IMAGE="skill-be-sandbox:${VERSION}"
 SKILL_BE_IMAGE="skill-be:${VERSION}"
+VERIFY_IMAGE="skill-be-verify:${VERSION}"
 DOCKERD_LOG="${TMPDIR:-/tmp}/skill-be-dockerd.log"
 
 fail() {
@@ -74,6 +77,8 @@ base_id="$(docker image inspect -f '{{.Id}}' "${BASE_IMAGE}")"
 sandbox_hash="$(printf '%s %s\n' "${base_id}" "$(files_hash Dockerfile docker/with-ca.sh)" | sha256sum | cut -c1-64)"
 skill_be_hash="$(printf '%s %s\n' "${base_id}" "$(files_hash Dockerfile .dockerignore entrypoint.sh docker \
   .ci/agent-clis.txt pyproject.toml README.md src)" | sha256sum | cut -c1-64)"
+verify_hash="$(printf '%s %s\n' "${base_id}" "$(files_hash Dockerfile .dockerignore entrypoint.sh docker \
+  pyproject.toml README.md src)" | sha256sum | cut -c1-64)"
 
 # This machine's network intercepts HTTPS: its CA certificates go in through the build argument,
 # for the downloads only (CI only; the Dockerfile's default is none).
@@ -82,8 +87,9 @@ if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
   extra_ca="$(cat /usr/local/share/ca-certificates/*.crt)"
 fi
 
-build() { # target image hash
+build() { # target image hash [more build arguments]
   local target="$1" image="$2" want="$3" have log
+  shift 3
   have="$(docker image inspect -f '{{ index .Config.Labels "skill-be.inputs" }}' "${image}" 2>/dev/null || true)"
   if [ "${have}" = "${want}" ]; then
     echo "${image} is up to date"
@@ -96,6 +102,7 @@ build() { # target image hash
     --build-arg "EXTRA_CA_CERTS=${extra_ca}" \
     --build-arg "SKILL_BE_VERSION=${VERSION}" \
     --label "skill-be.inputs=${want}" \
+    "$@" \
     --target "${target}" -t "${image}" . >"${log}" 2>&1; then
     tail -n 60 "${log}" >&2
     rm -f "${log}"
@@ -105,6 +112,8 @@ build() { # target image hash
 }
 build sandbox "${SANDBOX_IMAGE}" "${sandbox_hash}"
 build skill-be "${SKILL_BE_IMAGE}" "${skill_be_hash}"
+# The verify image hands run, triage and regrade to the full image: here, the one just built.
+build verify "${VERIFY_IMAGE}" "${verify_hash}" --build-arg "FULL_IMAGE=${SKILL_BE_IMAGE}"
 
 docker run --rm --network none --read-only --user 65534:65534 "${SANDBOX_IMAGE}" node --version >/dev/null ||
   fail "${SANDBOX_IMAGE} does not run node"
@@ -114,3 +123,6 @@ echo "sandbox image ${SANDBOX_IMAGE} ready"
 docker run --rm --network none "${SKILL_BE_IMAGE}" --version >/dev/null ||
   fail "${SKILL_BE_IMAGE} does not run skill-be --version"
 echo "skill-be image ${SKILL_BE_IMAGE} ready"
+docker run --rm --network none "${VERIFY_IMAGE}" --version >/dev/null ||
+  fail "${VERIFY_IMAGE} does not run skill-be --version"
+echo "verify image ${VERIFY_IMAGE} ready"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from skill_be import __version__
 from skill_be.adapters.credentials import Redactor
 from skill_be.errors import UsageError, exit_code
-from skill_be.github import fork, gather, runner_files
+from skill_be.github import fork, gather, handoff, runner_files
 from skill_be.github.client import Client
 from skill_be.github.inputs import (
     RUN_COMMANDS,
@@ -69,8 +69,8 @@ def run_command(
     return Finished(code, kept["stdout"], kept["stderr"])
 
 
-def _secrets_of_config(config: Path, env: Mapping[str, str]) -> list[str]:
-    """Every apiKeyEnv value the config names, so no report or log line shows one."""
+def key_names(config: Path) -> list[str]:
+    """The variables the config's apiKeyEnv entries name (models, grader, triage model)."""
     try:
         from skill_be.project.config import load_config
 
@@ -79,7 +79,12 @@ def _secrets_of_config(config: Path, env: Mapping[str, str]) -> list[str]:
         return []
     entries = [*getattr(cfg, "models", ()), getattr(cfg, "grader", None), getattr(cfg, "triage_model", None)]
     names = {e.settings.get("apiKeyEnv") for e in entries if e is not None and hasattr(e, "settings")}
-    return [env[n] for n in names if isinstance(n, str) and env.get(n)]
+    return sorted(n for n in names if isinstance(n, str))
+
+
+def _secrets_of_config(config: Path, env: Mapping[str, str]) -> list[str]:
+    """Every apiKeyEnv value the config names, so no report or log line shows one."""
+    return [env[n] for n in key_names(config) if env.get(n)]
 
 
 def _result(done: Finished, blocked: bool) -> str:
@@ -286,12 +291,14 @@ def main(
     """The action's exit code: the command's (0 pass, 1 blocked, 2 config error), except that a
     blocked gate exits 0 with fail-on-not-ready false."""
     env = dict(os.environ if env is None else env)
-    warn = runner_files.warning
     try:
         inputs = read_inputs(env)
     except UsageError as e:
         print(f"skill-be: {e}", file=sys.stderr)
         return exit_code(e)
+    if (full_image := handoff.wanted(inputs.command, env)) is not None:  # the verify image: no agent CLIs
+        return _hand_off(full_image, inputs, env)
+    warn = runner_files.warning
     redactor = Redactor(secret_forms(inputs.token))  # and as the reports quote it (reports/quote.py)
     ctx = read_context(env, Path.cwd())
     if inputs.command == "publish":  # the fork pattern's second job: post what the first one left
@@ -310,11 +317,7 @@ def main(
         )
         print(f"skill-be: {wrong}", file=sys.stderr)
         return exit_code(wrong)
-    if inputs.version and inputs.version.lstrip("v") not in (__version__, __version__.split(".")[0], "latest"):
-        warn(
-            f'skill-be: the input "version: {inputs.version}" is ignored: this action runs skill-be {__version__}, '
-            f"the version of its image; pin the action's tag instead (ngwes/skill-be@v{__version__})"
-        )
+    _warn_of_version(inputs, warn)
     config = cwd / config_arg(inputs.args)
     for secret in _secrets_of_config(config, env):
         for form in secret_forms(secret):
@@ -340,6 +343,20 @@ def main(
         folder = ctx.workspace / inputs.artifact_dir
         fork.write_artifact(folder, view, ctx, env, redactor, inputs.annotations, warn, inputs.comment_mode)
     return code
+
+
+def _warn_of_version(inputs: Inputs, warn: Callable[[str], None]) -> None:
+    if inputs.version and inputs.version.lstrip("v") not in (__version__, __version__.split(".")[0], "latest"):
+        warn(
+            f'skill-be: the input "version: {inputs.version}" is ignored: this action runs skill-be {__version__}, '
+            f"the version of its image; pin the action's tag instead (ngwes/skill-be@v{__version__})"
+        )
+
+
+def _hand_off(image: str, inputs: Inputs, env: Mapping[str, str]) -> int:
+    """run, triage and regrade in a sibling container of the full image (github/handoff.py)."""
+    config = Path.cwd() / inputs.working_directory / config_arg(inputs.args)
+    return handoff.run(image, env, key_names(config), lambda line: print(line, file=sys.stderr))
 
 
 def _client(

@@ -5,13 +5,18 @@ folders bind-mounted, the Docker socket, `GITHUB_*` and `INPUT_*` (dashes kept) 
 `pull_request` event file. The container sits on an internal Docker network: the only address it can
 reach is the fake API on the network's gateway (nothing outside, no registry, no model).
 
-The image comes from .ci/steps/40-docker.sh, run first: it rebuilds skill-be:<version> when the
-sources changed, so the image holds this checkout's action code.
+The action's image is the verify image (skill-be-verify:<version>, action.yml's), as on GitHub: `verify`
+runs in it, and `run` hands itself to the full image (skill-be:<version>, the verify image's
+SKILL_BE_FULL_IMAGE) in a sibling container, which the test sees on the engine's event log. The
+images come from .ci/steps/40-docker.sh, run first: it rebuilds them when the sources changed, so they
+hold this checkout's action code. SKILL_BE_TEST_VERIFY_IMAGE names a verify image built from this
+checkout under another tag (a helper's own build; its SKILL_BE_FULL_IMAGE is then that build's).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import shutil
 import subprocess
@@ -29,7 +34,7 @@ from skill_be import __version__
 from skill_be.project.loader import load_project
 
 REPO = Path(__file__).resolve().parents[3]
-IMAGE = f"skill-be:{__version__}"
+VERIFY_IMAGE = f"skill-be-verify:{__version__}"
 TOKEN = "ghs_E2EcanaryToken0123456789"
 PR = pull_request_event()["number"]
 HEAD_SHA = pull_request_event()["pull_request"]["head"]["sha"]
@@ -43,7 +48,26 @@ def docker(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]
 
 @pytest.fixture(scope="module")
 def image() -> str:
-    return built_image()
+    """The action's image: the verify image."""
+    if os.environ.get("SKILL_BE_TEST_VERIFY_IMAGE"):
+        return os.environ["SKILL_BE_TEST_VERIFY_IMAGE"]
+    built_image()  # all three images, the verify one among them
+    return VERIFY_IMAGE
+
+
+def full_image_of(verify_image: str) -> str:
+    env = docker("image", "inspect", "-f", "{{json .Config.Env}}", verify_image).stdout
+    (full,) = [e.split("=", 1)[1] for e in json.loads(env) if e.startswith("SKILL_BE_FULL_IMAGE=")]
+    return str(full)
+
+
+def handoffs(since: float, until: float) -> list[str]:
+    """The images of the sibling containers the action handed its command to (the engine's log)."""
+    events = docker(
+        "events", "--since", f"{since:.3f}", "--until", f"{until:.3f}", "--filter", "type=container",
+        "--filter", "event=create", "--filter", "label=skill-be.handoff", "--format", "{{json .}}",
+    )  # fmt: skip
+    return [json.loads(line)["Actor"]["Attributes"]["image"] for line in events.stdout.splitlines()]
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +178,8 @@ def test_run_on_the_signup_demo_as_the_runner_starts_it(image: str, network: tup
     log = done.stdout + done.stderr
     assert done.returncode == 0, log
     assert "Result: pass" in done.stdout
+    # The verify image has no agent CLIs: the run went to one sibling container of the full image.
+    assert handoffs(started, ended) == [full_image_of(image)]
     assert "::warning::" not in log and TOKEN not in log
     (comment,) = gh.comments_on(PR)
     assert comment["body"].startswith("<!-- skill-be:.:skill-be.demo.yaml -->")
@@ -204,6 +230,7 @@ def test_verify_with_a_committed_result_file(image: str, network: tuple[str, str
     name = f"skill-be-action-verify-{secrets.token_hex(4)}"
     with FakeGitHub(token=TOKEN, host=network[1]) as gh:
         gh.add_comment(PR, "<!-- skill-be:signup:skill-be.demo.yaml -->\nthe last push's report")
+        started = time.time()
         done = runner.run(
             image, network[0], gh.url, name,
             command="verify", args="--config skill-be.demo.yaml", working_directory="signup",
@@ -211,6 +238,7 @@ def test_verify_with_a_committed_result_file(image: str, network: tuple[str, str
         assert gh.violations == []
     log = done.stdout + done.stderr
     assert done.returncode == 0, log
+    assert handoffs(started, time.time() + 1) == []  # verify ran in the verify image itself
     assert "::warning::" not in log and TOKEN not in log
     (comment,) = gh.comments_on(PR)  # updated in place
     assert "the last push's report" not in comment["body"]

@@ -72,7 +72,7 @@ def test_action_yml_uses_this_versions_image_and_the_python_entrypoint() -> None
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
     runs = action["runs"]
     assert runs["using"] == "docker"
-    assert runs["image"] == f"docker://ghcr.io/ngwes/skill-be:{skill_be.__version__}"
+    assert runs["image"] == f"docker://ghcr.io/ngwes/skill-be-verify:{skill_be.__version__}"
     assert [runs["entrypoint"], *runs["args"]] == ["/opt/skill-be/bin/python", "-m", "skill_be.github"]
 
 
