@@ -1,6 +1,6 @@
-"""A file's data through its model: the first problem becomes one line with the file, the line and
-column, the key path and the fix, `skill-be.yaml:7:3: checks.coverage: unknown key "bloking" (did you
-mean "blocking"?)`. Never a pydantic dump."""
+"""A file's data through its model: each problem becomes one line with the file, the line and column,
+the key path and the fix, `skill-be.yaml:7:3: checks.coverage: unknown key "bloking" (did you mean
+"blocking"?)`, every problem of one pass in file order, up to `MAX_SHOWN`. Never a pydantic dump."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 M = TypeVar("M", bound="BaseModel")
+T = TypeVar("T")
 # Renders a location as the user reads it; gets the location and the key the error points at.
 Label = Callable[[Sequence[str | int], str | None], str]
 
@@ -54,10 +55,62 @@ def validate(model: type[M], data: object, name: str, places: Places, label: Lab
     try:
         return model.model_validate(data)
     except ValidationError as e:
-        raise ConfigError(render(e.errors(include_url=False)[0], name, places, label)) from None
+        found = [line for error in e.errors(include_url=False) for line in _lines(error, (), name, places, label)]
+        raise ConfigError(report([text for _, text in sorted(found, key=_file_order)])) from None
+
+
+MAX_SHOWN = 20  # the most mistakes one error lists; the rest are counted
+
+
+def report(lines: Sequence[str]) -> str:
+    """Several mistakes as one error's text: a line each, up to MAX_SHOWN, then how many more."""
+    unique = list(dict.fromkeys(lines))
+    shown = unique[:MAX_SHOWN]
+    if len(unique) > MAX_SHOWN:
+        rest = len(unique) - MAX_SHOWN
+        shown.append(f"and {rest} more mistake{'s' if rest > 1 else ''}; fix these and run again to see them")
+    return "\n".join(shown)
+
+
+def collect(found: list[str], check: Callable[[], T]) -> T | None:
+    """Run one check: its result, or None with its ConfigError's lines added to `found` (the
+    checks after the model go on past a mistake, so that one run reports them all)."""
+    try:
+        return check()
+    except ConfigError as e:
+        found.extend(str(e).splitlines())
+        return None
+
+
+def raise_found(found: Sequence[str]) -> None:
+    if found:
+        raise ConfigError(report(found))
+
+
+def _file_order(item: tuple[tuple[int, int] | None, str]) -> tuple[int, int, int]:
+    place = item[0]
+    return (0, *place) if place else (1, 0, 0)  # a line with no place (the whole file) after the placed ones
+
+
+def _lines(
+    error: Any, base: Sequence[str | int], name: str, places: Places, label: Label | None
+) -> list[tuple[tuple[int, int] | None, str]]:
+    """The error's line with its place, then those of the errors it carries (`more`: the other
+    problems of a mapping, found below the error's own location)."""
+    located = {**error, "loc": (*base, *error["loc"])}
+    out = [_place_and_text(located, name, places, label)]
+    for inner in (error.get("ctx") or {}).get("more") or ():
+        out += _lines(inner, located["loc"], name, places, label)
+    return out
 
 
 def render(error: Any, name: str, places: Places, label: Label | None = None) -> str:
+    return _place_and_text(error, name, places, label)[1]
+
+
+def _place_and_text(
+    error: Any, name: str, places: Places, label: Label | None = None
+) -> tuple[tuple[int, int] | None, str]:
     ctx = error.get("ctx") or {}
     # A tagged union's tag ("<entry>", "<list>") is pydantic's step, not a key of the file.
     loc = [p for p in error["loc"] if not (isinstance(p, str) and p.startswith("<") and p.endswith(">"))]
@@ -72,4 +125,4 @@ def render(error: Any, name: str, places: Places, label: Label | None = None) ->
         what = msg[:1].lower() + msg[1:]
     place = places.find([*loc, key], key=True) if key is not None else places.find(loc)
     path = label(loc, key) if label else path_text(loc)
-    return f"{at_place(name, place)}: {path}: {what}" if path else f"{at_place(name, place)}: {what}"
+    return place, (f"{at_place(name, place)}: {path}: {what}" if path else f"{at_place(name, place)}: {what}")
