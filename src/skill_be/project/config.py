@@ -184,7 +184,7 @@ def load_config(path: Path) -> Config:
     from skill_be.project.validation import checked, raise_found
 
     places = Places(text, "yaml")
-    d = checked("config", _model, data, name, places)
+    d = checked("config", _model, data, name, places, many=True)
     path = Path(os.path.normpath(path.absolute()))  # `a/../b` shown and compared as `b`
     root = path.parent
     top = Where(name, places=places)

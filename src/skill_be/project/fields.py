@@ -34,8 +34,9 @@ def fail(message: str, *, at: tuple[str | int, ...] = (), key: str | None = None
 class Strict(BaseModel):
     """A mapping with known keys (camelCase aliases, as the files spell them).
 
-    The checks on the mapping itself (its type, unknown keys, missing and null keys) run before the
-    fields, so their words are ours: `unknown key "bloking" (did you mean "blocking"?)`.
+    The checks on the mapping itself (its type, unknown keys, missing and null keys) run around the
+    fields, so their words are ours: `unknown key "bloking" (did you mean "blocking"?)`; the values
+    are still checked past them, so one pass finds every mistake (`project/validation.py` lists them).
     """
 
     model_config = ConfigDict(

@@ -32,7 +32,13 @@ def at_place(name: str, place: tuple[int, int] | None) -> str:
 
 
 def checked(
-    fmt: str, model: Callable[[], type[BaseModel]], data: object, name: str, places: Places, label: Label | None = None
+    fmt: str,
+    model: Callable[[], type[BaseModel]],
+    data: object,
+    name: str,
+    places: Places,
+    label: Label | None = None,
+    many: bool = False,
 ) -> dict[str, Any]:
     """The file's data once it is valid, keys as written, optional keys left out when absent or null.
 
@@ -44,18 +50,25 @@ def checked(
     if conforms(fmt, data):
         assert isinstance(data, dict)
         return data
-    valid = validate(model(), data, name, places, label)
+    valid = validate(model(), data, name, places, label, many)
     dumped: dict[str, Any] = valid.model_dump(by_alias=True, exclude_unset=True)
     return dumped
 
 
-def validate(model: type[M], data: object, name: str, places: Places, label: Label | None = None) -> M:
+def validate(
+    model: type[M], data: object, name: str, places: Places, label: Label | None = None, many: bool = False
+) -> M:
+    """The data through the model; a ConfigError at its first problem, or with `many` (the files a
+    person writes: the config, an eval file) at every problem, a line each in file order."""
     from pydantic import ValidationError
 
     try:
         return model.model_validate(data)
     except ValidationError as e:
-        found = [line for error in e.errors(include_url=False) for line in _lines(error, (), name, places, label)]
+        errors = e.errors(include_url=False)
+        if not many:  # a file skill-be writes: one line, which the caller ends with its fix
+            raise ConfigError(render(errors[0], name, places, label)) from None
+        found = [line for error in errors for line in _lines(error, (), name, places, label)]
         raise ConfigError(report([text for _, text in sorted(found, key=_file_order)])) from None
 
 
