@@ -219,8 +219,7 @@ def load_config(path: Path) -> Config:
     found: list[str] = []  # the mistakes the checks after the model find, reported together
     grader = _graders(d["grader"], top.key("grader"), kw, found)
     models = tuple(_entry(e, top.key("model").index(i) if many else top.key("model")) for i, e in enumerate(entries))
-    if "gate" in kw:
-        _known_models(kw["gate"], models, top.key("gate").key("models"), found)
+    _known_models(kw.get("gate", GateConfig()), models, top.key("gate").key("models"), found)
     raise_found(found)
     return Config(
         path=path,
