@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skill_be.cli import main
+from skill_be.project.validation import MAX_SHOWN
 
 BASE = Path(__file__).resolve().parents[1] / "corpus" / "bad_input" / "_base"
 COMMANDS = (["check"], ["run", "--dry-run"], ["verify"])
@@ -114,8 +115,10 @@ def _check(project: Path, args: list[str]) -> None:
     code, _, err = _run(project, args)
     assert code in (0, 1, 2, 3), (args, code, err[-2000:])
     assert "Traceback" not in err, err[-2000:]
-    if code == 2:
-        assert err.count("\n") == 1 and err.endswith("\n"), (args, err[-2000:])
+    if code == 2:  # a line per mistake of the file a person wrote, at most MAX_SHOWN and the count
+        lines = err.splitlines()
+        assert err.endswith("\n") and 1 <= len(lines) <= MAX_SHOWN + 1, (args, err[-2000:])
+        assert all(line.strip() for line in lines), (args, err[-2000:])
 
 
 def _project() -> Path:

@@ -181,10 +181,10 @@ def load_config(path: Path) -> Config:
     data = load_yaml(text, name)
     if data is None:
         raise ConfigError(f"{name}: is empty; it needs at least skills, evals, model and grader")
-    from skill_be.project.validation import checked
+    from skill_be.project.validation import checked, raise_found
 
     places = Places(text, "yaml")
-    d = checked("config", _model, data, name, places)
+    d = checked("config", _model, data, name, places, many=True)
     path = Path(os.path.normpath(path.absolute()))  # `a/../b` shown and compared as `b`
     root = path.parent
     top = Where(name, places=places)
@@ -216,10 +216,11 @@ def load_config(path: Path) -> Config:
         kw["trigger_turns"] = d["triggerTurns"]
     if d.get("triage", {}).get("model") is not None:
         kw["triage_model"] = _entry(d["triage"]["model"], top.key("triage").key("model"))
-    grader = _graders(d["grader"], top.key("grader"), kw)
+    found: list[str] = []  # the mistakes the checks after the model find, reported together
+    grader = _graders(d["grader"], top.key("grader"), kw, found)
     models = tuple(_entry(e, top.key("model").index(i) if many else top.key("model")) for i, e in enumerate(entries))
-    if "gate" in kw:
-        _known_models(kw["gate"], models, top.key("gate").key("models"))
+    _known_models(kw.get("gate", GateConfig()), models, top.key("gate").key("models"), found)
+    raise_found(found)
     return Config(
         path=path,
         root=root,
@@ -244,15 +245,19 @@ def _compare(d: Mapping[str, Any]) -> dict[str, Any]:
     return kw
 
 
-def _known_models(gate: GateConfig, models: Sequence[AdapterEntry], where: Where) -> None:
+def _known_models(gate: GateConfig, models: Sequence[AdapterEntry], where: Where, found: list[str]) -> None:
     """gate.models names models under test by their labels (the id, or adapter:id when two share one)."""
     ids = [e.id for e in models]
     labels = [f"{e.adapter}:{e.id}" if ids.count(e.id) > 1 else e.id for e in models]
     for i, name in enumerate(gate.models):
         if name not in labels:
-            raise where.index(i).error(
-                f'"{name}" is not a model under test; name one of: {", ".join(labels)} (or leave gate.models out: '
-                "every model must hold)"
+            found.append(
+                str(
+                    where.index(i).error(
+                        f'"{name}" is not a model under test; name one of: {", ".join(labels)} (or leave '
+                        "gate.models out: every model must hold)"
+                    )
+                )
             )
 
 
@@ -280,46 +285,62 @@ EVIDENCE_MODES = ("reported", "required")
 GRADER_KEYS = ("template", "evidence", "maxSplitShare")  # skill-be's keys of a grader entry, not the adapter's
 
 
-def _grader(d: Mapping[str, Any], where: Where, kw: dict[str, Any]) -> AdapterEntry:
+def _grader(d: Mapping[str, Any], where: Where, kw: dict[str, Any], found: list[str]) -> AdapterEntry:
     """The grader entry; its `template`, `evidence` and `maxSplitShare` keys are skill-be's (the
     grader's rules, the quotes it gives, how often its gradings may split), not the adapter's."""
     entry = _entry(d, where)
     s = entry.settings
     template = s.get("template", "code")
     if template not in GRADER_TEMPLATES:
-        raise where.key("template").error(
-            "must be code (the built-in rules for code), generic (for skills not about code) or evidence "
-            f"(generic, with a quote per verdict), not {template!r}"
+        found.append(
+            str(
+                where.key("template").error(
+                    "must be code (the built-in rules for code), generic (for skills not about code) or evidence "
+                    f"(generic, with a quote per verdict), not {template!r}"
+                )
+            )
         )
     if "template" in s:
         kw["grader_template"] = template
     evidence = s.get("evidence", "reported" if template == "evidence" else None)
     if evidence is not None and evidence not in EVIDENCE_MODES:
-        raise where.key("evidence").error(
-            f"must be reported (quotes shown) or required (a YES without a found quote counts as NO), not {evidence!r}"
+        found.append(
+            str(
+                where.key("evidence").error(
+                    "must be reported (quotes shown) or required (a YES without a found quote counts as NO), "
+                    f"not {evidence!r}"
+                )
+            )
         )
     kw["grader_evidence"] = evidence
     if "maxSplitShare" in s:
         share = s["maxSplitShare"]
         if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
-            raise where.key("maxSplitShare").error(f"must be a share from 0 to 1, such as 0.2, not {share!r}")
-        kw["grader_max_split"] = float(share)
+            found.append(
+                str(where.key("maxSplitShare").error(f"must be a share from 0 to 1, such as 0.2, not {share!r}"))
+            )
+        else:
+            kw["grader_max_split"] = float(share)
     return entry._replace(settings={k: v for k, v in s.items() if k not in GRADER_KEYS})
 
 
-def _graders(d: Mapping[str, Any] | list[Mapping[str, Any]], where: Where, kw: dict[str, Any]) -> AdapterEntry:
+def _graders(
+    d: Mapping[str, Any] | list[Mapping[str, Any]], where: Where, kw: dict[str, Any], found: list[str]
+) -> AdapterEntry:
     """The first judge (with skill-be's grader keys); `grader` as a list puts the others in kw."""
     if not isinstance(d, list):
-        return _grader(d, where, kw)
-    kw["more_graders"] = tuple(_more_grader(j, where.index(i)) for i, j in enumerate(d) if i)
-    return _grader(d[0], where.index(0), kw)
+        return _grader(d, where, kw, found)
+    kw["more_graders"] = tuple(_more_grader(j, where.index(i), found) for i, j in enumerate(d) if i)
+    return _grader(d[0], where.index(0), kw, found)
 
 
-def _more_grader(d: Mapping[str, Any], where: Where) -> AdapterEntry:
+def _more_grader(d: Mapping[str, Any], where: Where, found: list[str]) -> AdapterEntry:
     """A second (third, ...) judge: an adapter entry; skill-be's grader keys go on the first one."""
-    mine = [k for k in GRADER_KEYS if k in d]
-    if mine:
-        raise where.key(mine[0]).error("goes on the first grader entry, which sets it for every judge")
+    found += [
+        str(where.key(k).error("goes on the first grader entry, which sets it for every judge"))
+        for k in GRADER_KEYS
+        if k in d
+    ]
     return _entry(d, where)
 
 
@@ -385,8 +406,9 @@ def _code_tests(d: Mapping[str, Any], root: Path) -> CodeTestsConfig:
     return CodeTestsConfig(**kw)
 
 
-def check_named(config: Config) -> None:
-    """Raise when a folder or file the config names does not exist (or is the wrong kind of thing)."""
+def named_mistakes(config: Config) -> list[str]:
+    """A line for each folder or file the config names that does not exist (or is the wrong kind of thing)."""
+    found: list[str] = []
     folders = [("skills", config.skills), ("evals", config.evals)]
     if config.tests is not None:
         folders.append(("tests", config.tests))
@@ -400,10 +422,11 @@ def check_named(config: Config) -> None:
             continue  # the skills keep agentskills.io evals/evals.json files; convert creates the folder
         if not p.is_dir():
             what = "is a file, not a folder" if p.exists() else "does not exist"
-            raise config.where(key).error(f"folder {shown(p)} {what}; create it or fix the path")
+            found.append(str(config.where(key).error(f"folder {shown(p)} {what}; create it or fix the path")))
     lists: list[tuple[tuple[str, ...], Path | None]] = [(("codeTests", "packages"), config.code_tests.packages)]
     lists += [(("codeTests", "packagesBySkill", k), p) for k, p in config.code_tests.packages_by_skill.items()]
     for keys, lp in lists:
         if lp is not None and not lp.is_file():
             what = "is a folder, not a file" if lp.exists() else "does not exist"
-            raise config.where(*keys).error(f"package list {shown(lp)} {what}; create it or fix the path")
+            found.append(str(config.where(*keys).error(f"package list {shown(lp)} {what}; create it or fix the path")))
+    return found

@@ -123,7 +123,7 @@ def eval_from(data: object, path: Path, places: Places, root: Path | None = None
         head = path_text(loc[:2])
         return f'{head} (id "{sid}")' + text[len(head) :]
 
-    d = checked("eval", _model, data, name, places, label)
+    d = checked("eval", _model, data, name, places, label, many=True)
     scenarios = tuple(_scenario(s, path, root, d.get("budget"), d.get("environment")) for s in d["scenarios"])
     if any(s.agent for s in scenarios):
         from skill_be.project.agent_models import check_paths

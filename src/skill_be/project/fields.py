@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal, NoReturn
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from skill_be.project.where import did_you_mean, type_name
@@ -31,8 +40,9 @@ LENIENT = "lenient"
 class Strict(BaseModel):
     """A mapping with known keys (camelCase aliases, as the files spell them).
 
-    The checks on the mapping itself (its type, unknown keys, missing and null keys) run before the
-    fields, so their words are ours: `unknown key "bloking" (did you mean "blocking"?)`.
+    The checks on the mapping itself (its type, unknown keys, missing and null keys) run around the
+    fields, so their words are ours: `unknown key "bloking" (did you mean "blocking"?)`; the values
+    are still checked past them, so one pass finds every mistake (`project/validation.py` lists them).
     """
 
     model_config = ConfigDict(
@@ -47,9 +57,9 @@ class Strict(BaseModel):
     list_keys: ClassVar[bool] = True  # an unknown key without a close match lists the keys
     keep_nulls: ClassVar[bool] = False  # a file skill-be writes keeps `key: null` as written (results/)
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _shape(cls, data: Any, info: ValidationInfo) -> Any:
+    def _shape(cls, data: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
         if not isinstance(data, dict):
             fail(f"{cls.not_a_mapping}, not {type_name(data)}")
         for k in data:
@@ -59,26 +69,61 @@ class Strict(BaseModel):
         if (info.context or {}).get(LENIENT):
             # a file a later version (or another tool) wrote: keys this version does not know are dropped
             data = {k: v for k, v in data.items() if k in fields}
-        elif cls.model_config.get("extra") == "forbid":
-            for k in data:
-                if k not in fields:
-                    hint: str = did_you_mean(k, fields)
-                    if not hint and cls.list_keys:
-                        hint = f"; the keys here are: {', '.join(fields)}"
-                    fail(f'unknown key "{k}"{hint}', key=k)
-        for alias, f in fields.items():
-            if not f.is_required():
-                continue
-            value = data.get(alias)
-            if alias in data and value is None and cls.null_is == "empty":
-                fail(f"is empty; set it to {f.description}", at=(alias,))
-            if alias not in data or (value is None and cls.null_is == "missing"):
-                why = f.description if cls.missing_hint is None else cls.missing_hint
-                fail(f'missing required key "{alias}"' + (f" ({why})" if why else "") + _misspelt(alias, data, fields))
+        problems = [*_unknown_keys(cls, data, fields), *_missing_keys(cls, data, fields)]
+        absent = {a for a, f in fields.items() if f.is_required() and data.get(a) is None}
         if cls.keep_nulls:
-            return data
-        # An optional key set to null takes its default, as if it were absent.
-        return {k: v for k, v in data.items() if v is not None or k not in fields or fields[k].is_required()}
+            kept = data
+        else:  # an optional key set to null takes its default, as if it were absent
+            kept = {k: v for k, v in data.items() if v is not None or k not in fields or fields[k].is_required()}
+        if not problems:
+            return handler(kept)
+        # The mapping's own problems first, then its values' (validated without the unknown keys), so
+        # that one pass finds every mistake: the first is the error, the others ride in its `more`.
+        try:
+            handler({k: v for k, v in kept.items() if k in fields})
+            rest: list[Any] = []
+        except ValidationError as e:
+            rest = [x for x in e.errors(include_url=False) if not (x["loc"] and x["loc"][0] in absent)]
+        first, *more = problems
+        raise PydanticCustomError(ERROR_TYPE, "{message}", {**first, "more": [*map(_as_error, more), *rest]})
+
+
+def _as_error(problem: dict[str, Any]) -> dict[str, Any]:
+    """A mapping's problem in the form of a pydantic error, at the mapping."""
+    return {"type": ERROR_TYPE, "loc": (), "msg": problem["message"], "ctx": problem}
+
+
+def _unknown_keys(cls: type[Strict], data: dict[str, Any], fields: dict[str, Any]) -> list[dict[str, Any]]:
+    if cls.model_config.get("extra") != "forbid":
+        return []
+    out: list[dict[str, Any]] = []
+    for k in data:
+        if k not in fields:
+            hint: str = did_you_mean(k, fields)
+            if not hint and cls.list_keys:
+                hint = f"; the keys here are: {', '.join(fields)}"
+            out.append({"message": f'unknown key "{k}"{hint}', "at": (), "key": k})
+    return out
+
+
+def _missing_keys(cls: type[Strict], data: dict[str, Any], fields: dict[str, Any]) -> list[dict[str, Any]]:
+    """The required keys absent (or null); one that an unknown key misspells is that key's mistake."""
+    forbid = cls.model_config.get("extra") == "forbid"
+    out: list[dict[str, Any]] = []
+    for alias, f in fields.items():
+        if not f.is_required():
+            continue
+        value = data.get(alias)
+        if alias in data and value is None and cls.null_is == "empty":
+            out.append({"message": f"is empty; set it to {f.description}", "at": (alias,), "key": None})
+        elif alias not in data or (value is None and cls.null_is == "missing"):
+            misspelt = _misspelt(alias, data, fields)
+            if misspelt and forbid:
+                continue  # reported as the unknown key, with its did-you-mean
+            why = f.description if cls.missing_hint is None else cls.missing_hint
+            message = f'missing required key "{alias}"' + (f" ({why})" if why else "") + misspelt
+            out.append({"message": message, "at": (), "key": None})
+    return out
 
 
 def _misspelt(alias: str, data: dict[str, Any], fields: dict[str, Any]) -> str:

@@ -9,11 +9,12 @@ from typing import NamedTuple
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project import agentskills, codetest_layout
-from skill_be.project.config import Config, check_named, load_config
+from skill_be.project.config import Config, load_config, named_mistakes
 from skill_be.project.deciding import deciding_settings
 from skill_be.project.evals import EvalFile, load_eval, load_evals_json
 from skill_be.project.fingerprint import combine, file_inputs, fingerprint, setting_inputs, tree_files
 from skill_be.project.skills import SkillDoc, read_skill_md, skill_md_warnings
+from skill_be.project.validation import raise_found
 from skill_be.project.where import Where
 
 
@@ -110,17 +111,13 @@ def load_project(
     config error stays the one line on stderr.
     """
     config = load_config(config_path)
-    check_named(config)
+    found = named_mistakes(config)
+    if config.skills.is_dir():
+        found += _unknown_package_skills(config)
+    raise_found(found)
     folders = sorted(p for p in _entries(config.skills, config.name) if p.is_dir() and (p / "SKILL.md").is_file())
     with_evals = [f for f in folders if eval_source(config, f) is not None]
     without = [f.name for f in folders if f not in with_evals]
-    for skill_name in config.code_tests.packages_by_skill:
-        if not (config.skills / skill_name / "SKILL.md").is_file():
-            w = config.where("codeTests", "packagesBySkill")
-            raise Where(w.file, w.path, (*w.loc, skill_name), w.places).error(
-                f'"{skill_name}" names no skill in {shown(config.skills)} '
-                f"(no {shown(config.skills / skill_name / 'SKILL.md')}); fix the name or remove the entry"
-            )
     known = {f.name for f in with_evals}
     for name in names:
         if not (config.skills / name / "SKILL.md").is_file():
@@ -154,6 +151,21 @@ def load_project(
         for line in (*skill_md_warnings(skill.doc, shown(skill.skill_md)), *skill.evals.notes):
             warn(line)
     return Project(config=config, skills=selected, all_names=tuple(f.name for f in with_evals))
+
+
+def _unknown_package_skills(config: Config) -> list[str]:
+    """A line for each codeTests.packagesBySkill entry that names no skill folder."""
+    w = config.where("codeTests", "packagesBySkill")
+    return [
+        str(
+            Where(w.file, w.path, (*w.loc, name), w.places).error(
+                f'"{name}" names no skill in {shown(config.skills)} '
+                f"(no {shown(config.skills / name / 'SKILL.md')}); fix the name or remove the entry"
+            )
+        )
+        for name in config.code_tests.packages_by_skill
+        if not (config.skills / name / "SKILL.md").is_file()
+    ]
 
 
 def _orphan_evals(config: Config, skills: set[str]) -> list[Path]:

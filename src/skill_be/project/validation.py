@@ -1,6 +1,6 @@
-"""A file's data through its model: the first problem becomes one line with the file, the line and
-column, the key path and the fix, `skill-be.yaml:7:3: checks.coverage: unknown key "bloking" (did you
-mean "blocking"?)`. Never a pydantic dump."""
+"""A file's data through its model: each problem becomes one line with the file, the line and column,
+the key path and the fix, `skill-be.yaml:7:3: checks.coverage: unknown key "bloking" (did you mean
+"blocking"?)`, every problem of one pass in file order, up to `MAX_SHOWN`. Never a pydantic dump."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 M = TypeVar("M", bound="BaseModel")
+T = TypeVar("T")
 # Renders a location as the user reads it; gets the location and the key the error points at.
 Label = Callable[[Sequence[str | int], str | None], str]
 
@@ -38,6 +39,7 @@ def checked(
     places: Places,
     label: Label | None = None,
     lenient: bool = False,
+    many: bool = False,
 ) -> dict[str, Any]:
     """The file's data once it is valid, keys as written, optional keys left out when absent or null.
 
@@ -49,16 +51,23 @@ def checked(
     if conforms(fmt, data):
         assert isinstance(data, dict)
         return data
-    valid = validate(model(), data, name, places, label, lenient)
+    valid = validate(model(), data, name, places, label, lenient, many)
     dumped: dict[str, Any] = valid.model_dump(by_alias=True, exclude_unset=True)
     return dumped
 
 
 def validate(
-    model: type[M], data: object, name: str, places: Places, label: Label | None = None, lenient: bool = False
+    model: type[M],
+    data: object,
+    name: str,
+    places: Places,
+    label: Label | None = None,
+    lenient: bool = False,
+    many: bool = False,
 ) -> M:
-    """The model of the file's data, or its first error as one line; `lenient`: keys the models do not
-    know are dropped instead of refused (a file a later version wrote)."""
+    """The data through the model; a ConfigError at its first problem, or with `many` (the files a
+    person writes: the config, an eval file) at every problem, a line each in file order. `lenient`:
+    keys the models do not know are dropped instead of refused (a file a later version wrote)."""
     from pydantic import ValidationError
 
     from skill_be.project.fields import LENIENT
@@ -66,10 +75,65 @@ def validate(
     try:
         return model.model_validate(data, context={LENIENT: lenient})
     except ValidationError as e:
-        raise ConfigError(render(e.errors(include_url=False)[0], name, places, label)) from None
+        errors = e.errors(include_url=False)
+        if not many:  # a file skill-be writes: one line, which the caller ends with its fix
+            raise ConfigError(render(errors[0], name, places, label)) from None
+        found = [line for error in errors for line in _lines(error, (), name, places, label)]
+        raise ConfigError(report([text for _, text in sorted(found, key=_file_order)])) from None
+
+
+MAX_SHOWN = 20  # the most mistakes one error lists; the rest are counted
+
+
+def report(lines: Sequence[str]) -> str:
+    """Several mistakes as one error's text: a line each, up to MAX_SHOWN, then how many more."""
+    unique = list(dict.fromkeys(lines))
+    shown = unique[:MAX_SHOWN]
+    if len(unique) > MAX_SHOWN:
+        rest = len(unique) - MAX_SHOWN
+        shown.append(f"and {rest} more mistake{'s' if rest > 1 else ''}; fix these and run again to see them")
+    return "\n".join(shown)
+
+
+def collect(found: list[str], check: Callable[[], T]) -> T | None:
+    """Run one check: its result, or None with its ConfigError's lines added to `found` (the
+    checks after the model go on past a mistake, so that one run reports them all)."""
+    try:
+        return check()
+    except ConfigError as e:
+        found.extend(str(e).splitlines())
+        return None
+
+
+def raise_found(found: Sequence[str]) -> None:
+    if found:
+        raise ConfigError(report(found))
+
+
+def _file_order(item: tuple[tuple[int, int] | None, str]) -> tuple[int, int, int]:
+    place = item[0]
+    return (0, *place) if place else (1, 0, 0)  # a line with no place (the whole file) after the placed ones
+
+
+def _lines(
+    error: Any, base: Sequence[str | int], name: str, places: Places, label: Label | None
+) -> list[tuple[tuple[int, int] | None, str]]:
+    """The error's line with its place, then those of the errors it carries (`more`: the other
+    problems of a mapping, found below the error's own location)."""
+    located = {**error, "loc": (*base, *error["loc"])}
+    out = [_place_and_text(located, name, places, label)]
+    for inner in (error.get("ctx") or {}).get("more") or ():
+        out += _lines(inner, located["loc"], name, places, label)
+    return out
 
 
 def render(error: Any, name: str, places: Places, label: Label | None = None) -> str:
+    return _place_and_text(error, name, places, label)[1]
+
+
+def _place_and_text(
+    error: Any, name: str, places: Places, label: Label | None = None
+) -> tuple[tuple[int, int] | None, str]:
     ctx = error.get("ctx") or {}
     # A tagged union's tag ("<entry>", "<list>") is pydantic's step, not a key of the file.
     loc = [p for p in error["loc"] if not (isinstance(p, str) and p.startswith("<") and p.endswith(">"))]
@@ -84,4 +148,4 @@ def render(error: Any, name: str, places: Places, label: Label | None = None) ->
         what = msg[:1].lower() + msg[1:]
     place = places.find([*loc, key], key=True) if key is not None else places.find(loc)
     path = label(loc, key) if label else path_text(loc)
-    return f"{at_place(name, place)}: {path}: {what}" if path else f"{at_place(name, place)}: {what}"
+    return place, (f"{at_place(name, place)}: {path}: {what}" if path else f"{at_place(name, place)}: {what}")

@@ -195,7 +195,10 @@ def test_every_error_names_its_line_and_column(tmp_path: Path, monkeypatch: pyte
     assert str(e.value) == 'money.json:4:24: scenarios[0] (id "split").criteria[1]: must be a string, not a number'
     with pytest.raises(ConfigError) as e:
         load_eval(write(tmp_path, text.replace('"prompt"', '"promt"')))
-    assert str(e.value) == 'money.json:3:21: scenarios[0]: unknown key "promt" (did you mean "prompt"?)'
+    assert str(e.value).splitlines() == [  # both mistakes, in file order
+        'money.json:3:21: scenarios[0]: unknown key "promt" (did you mean "prompt"?)',
+        'money.json:4:24: scenarios[0] (id "split").criteria[1]: must be a string, not a number',
+    ]
 
 
 @pytest.mark.parametrize(
