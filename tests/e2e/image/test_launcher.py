@@ -64,19 +64,20 @@ def test_a_config_inside_the_mount_passes_and_one_outside_does_not(tmp_path: Pat
     assert "is outside the mounted folder" in problem
 
 
-def test_the_skill_be_stage_copies_node_typescript_and_the_clis_before_python_and_the_source() -> None:
+def test_the_images_copy_node_typescript_the_venv_and_the_clis_before_the_source() -> None:
     text = (REPO / "Dockerfile").read_text(encoding="utf-8")
-    stage = text[text.index("AS skill-be\n") :]
-    order = [
-        "apt-get install",
-        "COPY --from=node ",
-        "COPY --from=typescript ",
-        "COPY --from=clis ",
-        "COPY --from=python /opt/skill-be/ ",
-        "COPY --from=python /wheels/ ",
-    ]
-    found = [stage.index(step) for step in order]
+    # What verify and skill-be share comes first, in the runtime stage both start from.
+    runtime = text[text.index("AS runtime\n") : text.index("AS verify\n")]
+    order = ["apt-get install", "COPY --from=node ", "COPY --from=typescript ", "COPY --from=python /opt/skill-be/ "]
+    found = [runtime.index(step) for step in order]
     assert found == sorted(found)
+    assert "FROM runtime AS verify\n" in text and "FROM runtime AS skill-be\n" in text
+    # The full image adds the agent CLIs before skill-be's own wheel, so a source change rebuilds
+    # only the last layers; the verify image has no CLIs at all.
+    stage = text[text.index("AS skill-be\n") :]
+    assert stage.index("COPY --from=clis ") < stage.index("COPY --from=python /wheels/ ")
+    verify = text[text.index("AS verify\n") : text.index("AS skill-be\n")]
+    assert "--from=clis" not in verify and "COPY --from=python /wheels/ " in verify
     # The python stage installs the dependencies from pyproject.toml before it copies the source.
     python = text[text.index("AS python\n") : text.index("AS skill-be\n")]
     assert python.index("requirements.txt") < python.index("COPY src ")
