@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterable, Mapping
 from types import FrameType
 from typing import Any
 
+from skill_be.errors import Interrupted, exit_code
+
 FULL_COMMANDS = ("run", "triage", "regrade")
 FULL_IMAGE_ENV = "SKILL_BE_FULL_IMAGE"  # set in the verify image (Dockerfile); absent in the full one
 HANDED_OFF_ENV = "SKILL_BE_HANDED_OFF"  # set in the sibling: it never hands off again
@@ -116,7 +118,7 @@ def _stop_on_sigterm() -> None:
     """`docker stop` of the action's container (a cancelled job): stop the sibling too (in `run`'s finally)."""
 
     def handler(signum: int, _frame: FrameType | None) -> None:
-        raise KeyboardInterrupt(signum)
+        raise Interrupted(signum)
 
     signal.signal(signal.SIGTERM, handler)
 
@@ -161,8 +163,8 @@ def run(image: str, env: Mapping[str, str], key_names: Iterable[str], say: Calla
     except DockerException as e:
         say(f"skill-be: could not run the command in the full image {image}: {containers.short(e)}")
         return 2
-    except KeyboardInterrupt:
-        return 143
+    except (Interrupted, KeyboardInterrupt) as e:
+        return exit_code(e)
     finally:
         if sibling is not None:
             with contextlib.suppress(DockerException):
