@@ -28,7 +28,7 @@ from skill_be.github.inputs import (
 from skill_be.github.publish import publish
 from skill_be.proc import stream_lines
 from skill_be.reports import strings
-from skill_be.reports.pr_comment import GateView, SkillView, render
+from skill_be.reports.pr_comment import GateView, SkillView, TokenSum, render
 from skill_be.reports.quote import secret_forms
 
 if TYPE_CHECKING:
@@ -196,7 +196,7 @@ def build_view(
     skills: list[SkillView] = []
     models: tuple[str, ...] = ()
     reps: int | None = None
-    tokens: dict[str, tuple[int, int]] = {}
+    tokens: dict[str, TokenSum] = {}
     if written.summary is not None:
         doc = written.summary
         skills = gather.skills_from_summary(doc, evals, ctx.workspace, cwd)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from skill_be.engine.gate import percent
 from skill_be.reports.pairwise import preference_words
-from skill_be.reports.pr_comment import CheckView, ModelTable, ProblemView, Row, SkillView
+from skill_be.reports.pr_comment import CheckView, ModelTable, ProblemView, Row, SkillView, TokenSum
 
 if TYPE_CHECKING:
     from skill_be.results.result_file import ResultFile, Score
@@ -196,15 +196,18 @@ def tables_from_scores(scores: Sequence[Score] | None) -> tuple[ModelTable, ...]
     return tuple(ModelTable(label, tuple(rows)) for label, rows in per_model.items())
 
 
-def tokens_of(doc: SummaryModel) -> dict[str, tuple[int, int]]:
-    """Input and output tokens summed over every output of the run, per arm, and over the gradings."""
+def tokens_of(doc: SummaryModel) -> dict[str, TokenSum]:
+    """Input and output tokens summed over every output of the run, per arm, and over the gradings,
+    with the prompt cache's reads and writes of the input."""
     sums: dict[str, list[int]] = {}
 
     def add(what: str, usage: UsageSummary | Tokens | None) -> None:
         if usage is not None and usage.input is not None:
-            s = sums.setdefault(what, [0, 0])
+            s = sums.setdefault(what, [0, 0, 0, 0])
             s[0] += usage.input
             s[1] += usage.output or 0
+            s[2] += usage.cache_read or 0
+            s[3] += usage.cache_write or 0
 
     for skill in doc.skills.values():
         for sc in skill.scenarios:
@@ -224,7 +227,7 @@ def tokens_of(doc: SummaryModel) -> dict[str, tuple[int, int]]:
             add("baseline" + how, tk.baseline)
             add("with skill" + how, tk.with_skill)
     order = ["baseline", "baseline (estimated)", "with skill", "with skill (estimated)", "grading"]
-    return {k: (v[0], v[1]) for k, v in sorted(sums.items(), key=lambda kv: [*order, kv[0]].index(kv[0]))}
+    return {k: TokenSum(*v) for k, v in sorted(sums.items(), key=lambda kv: [*order, kv[0]].index(kv[0]))}
 
 
 def skills_from_summary(doc: SummaryModel, evals: Mapping[str, Path], workspace: Path, cwd: Path) -> list[SkillView]:

@@ -15,7 +15,7 @@ from skill_be.engine.reasons import PREVIOUS
 from skill_be.reports import pr_changes
 from skill_be.reports.across import across_cells, across_head, table_row
 from skill_be.reports.quote import html_text, md_code, md_fence, md_text, one_line
-from skill_be.reports.strings import signed
+from skill_be.reports.strings import CACHE_READ_WORD, CACHE_WRITE_WORD, signed
 
 COMMENT_LIMIT = 65_536  # GitHub refuses a longer issue comment with 422
 MARKER_PREFIX = "<!-- skill-be:"
@@ -68,6 +68,16 @@ class CheckView(NamedTuple):
     blocks: bool
 
 
+class TokenSum(NamedTuple):
+    """Tokens summed over a run for one arm (or the gradings); `read` and `written` are the part of
+    `input` read from and written to the provider's prompt cache."""
+
+    input: int
+    output: int
+    read: int = 0
+    written: int = 0
+
+
 class GateView(NamedTuple):
     command: str  # verify, run, check, triage, regrade, merge
     result: str  # pass, blocked, error
@@ -77,7 +87,7 @@ class GateView(NamedTuple):
     problems: tuple[ProblemView, ...] = ()
     models: tuple[str, ...] = ()
     reps: int | None = None
-    tokens: Mapping[str, tuple[int, int]] = {}  # what -> (input, output) tokens, summed over the run
+    tokens: Mapping[str, TokenSum] = {}  # what -> its tokens, summed over the run
     run_url: str = ""
     working_directory: str = "."
     config: str = "skill-be.yaml"
@@ -232,12 +242,19 @@ def _facts(view: GateView) -> list[str]:
     if view.reps is not None:
         facts.append(f"Reps: {view.reps}")
     if view.tokens:
-        facts.append("Tokens: " + "; ".join(f"{what} {i:,} in / {o:,} out" for what, (i, o) in view.tokens.items()))
+        facts.append("Tokens: " + "; ".join(_token_words(what, t) for what, t in view.tokens.items()))
         base, skill = view.tokens.get("baseline"), view.tokens.get("with skill")
-        if base and skill and base[0]:
-            extra = skill[0] - base[0]
-            facts.append(f"the skill's extra input tokens: {extra:+,} ({signed(round(100 * extra / base[0]))}%)")
+        if base and skill and base.input:
+            extra = skill.input - base.input
+            facts.append(f"the skill's extra input tokens: {extra:+,} ({signed(round(100 * extra / base.input))}%)")
     return facts
+
+
+def _token_words(what: str, t: TokenSum) -> str:
+    """`baseline 1,200 in / 300 out`; with the prompt cache's part of the input where it has one:
+    `with skill 12,400 in (9,000 cache read, 1,100 cache write) / 310 out`."""
+    cached = [f"{n:,} {word}" for n, word in ((t.read, CACHE_READ_WORD), (t.written, CACHE_WRITE_WORD)) if n]
+    return f"{what} {t.input:,} in" + (f" ({', '.join(cached)})" if cached else "") + f" / {t.output:,} out"
 
 
 def _skill_details(view: GateView, s: SkillView) -> list[str]:

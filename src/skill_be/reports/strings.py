@@ -114,3 +114,5 @@ REFERENCES_BLOCKER = "{found} line(s) that disagree with their reference answers
 # The token line's tail where the provider's prompt cache took part (reports/markdown.py `cache_words`).
 CACHED_INPUT_HEAD = "Of the input, from the prompt cache (mean):"
 CACHED_INPUT = "{arm} {read} read, {written} written"
+CACHE_READ_WORD = "cache read"  # the PR comment's token line: "12,400 in (9,000 cache read, 1,100 cache write)"
+CACHE_WRITE_WORD = "cache write"

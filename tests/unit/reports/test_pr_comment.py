@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from skill_be.reports import check_run
-from skill_be.reports.pr_comment import GateView, ModelTable, Row, SkillView, comment, marker, render, trim_markdown
+from skill_be.reports.pr_comment import (
+    GateView,
+    ModelTable,
+    Row,
+    SkillView,
+    TokenSum,
+    comment,
+    marker,
+    render,
+    trim_markdown,
+)
 
 
 def test_trim_closes_an_open_fence_and_details() -> None:
@@ -41,7 +51,7 @@ def test_blocked_skill_opens_its_table_and_ready_collapses() -> None:
         ),
         models=("m",),
         reps=2,
-        tokens={"baseline": (1000, 200), "with skill": (3000, 250)},
+        tokens={"baseline": TokenSum(1000, 200), "with skill": TokenSum(3000, 250)},
     )
     body = render(view)
     assert "<details><summary><b>a</b>: ✅ READY</summary>" in body
@@ -52,6 +62,18 @@ def test_blocked_skill_opens_its_table_and_ready_collapses() -> None:
     assert check_run.conclusion(view) == "failure"
     assert check_run.conclusion(view._replace(fail_on_not_ready=False)) == "neutral"
     assert check_run.name(".") == "skill-be" and check_run.name("docs") == "skill-be (docs)"
+
+
+def test_the_token_line_shows_the_prompt_caches_part_of_the_input() -> None:
+    tokens = {"baseline": TokenSum(1000, 200), "with skill": TokenSum(12400, 310, read=9000, written=1100)}
+    view = GateView("run", "pass", "Result: pass", models=("m",), reps=2, tokens=tokens)
+    body = render(view)
+    assert (
+        "Tokens: baseline 1,000 in / 200 out; with skill 12,400 in (9,000 cache read, 1,100 cache write) / 310 out"
+    ) in body
+    # control: without cache counts the line is as it always was
+    plain = render(view._replace(tokens={"with skill": TokenSum(12400, 310)}))
+    assert "Tokens: with skill 12,400 in / 310 out" in plain and "cache" not in plain
 
 
 def test_a_long_comparison_is_trimmed_under_the_limit_with_its_blocks_closed() -> None:
