@@ -9,9 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 from pydantic import BaseModel
-from tests.support.manual import section
+from tests.support.manual import ROOT, section
 
 from skill_be.cli import COMMANDS
+from skill_be.project.adapter_kinds import ADAPTERS
+from skill_be.project.adapter_settings import EntryModel, settings_model
 from skill_be.project.models import ConfigModel
 from skill_be.project.rules import SANDBOXES
 
@@ -58,10 +60,15 @@ def _models(annotation: object) -> Iterator[type[BaseModel]]:
 
 
 def config_keys(model: type[BaseModel], prefix: str = "") -> Iterator[str]:
-    """Every key a user writes, nested ones as gate.rule; an adapter entry (any key) is one key."""
+    """Every key a user writes, nested ones as gate.rule; an adapter entry is one key (its settings are
+    the adapter's, listed on the adapters page: test_the_adapters_table_lists_each_adapters_settings)."""
     for name, field in model.model_fields.items():
         key = prefix + (field.alias or name)
-        strict = [m for m in _models(field.annotation) if m.model_config.get("extra") != "allow"]
+        strict = [
+            m
+            for m in _models(field.annotation)
+            if m.model_config.get("extra") != "allow" and not issubclass(m, EntryModel)
+        ]
         if strict:
             for m in strict:
                 yield from config_keys(m, key + ".")
@@ -86,3 +93,15 @@ def test_the_config_table_names_every_sandbox_and_gate_value() -> None:
     assert "`strict`" in rule and "`evidence`" in rule
     (inconclusive,) = [row for first, row in table.items() if first == "| `gate.inconclusive`"]
     assert "`pass`" in inconclusive and "`block`" in inconclusive
+
+
+@pytest.mark.parametrize("adapter", sorted(ADAPTERS))
+def test_the_adapters_table_lists_each_adapters_settings(adapter: str) -> None:
+    text = (ROOT / "docs" / "reference" / "adapters.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith(f"| `{adapter}` |"))
+    keys = [f.alias or name for name, f in settings_model(adapter).model_fields.items()]
+    assert keys[:2] == ["adapter", "id"]
+    for key in keys[2:]:
+        assert f"`{key}`" in row.rsplit(" | ", 1)[1], f"{adapter}: {key}"
+    if len(keys) == 2:
+        assert row.rstrip(" |").endswith("none"), adapter  # the control: an adapter without settings says so

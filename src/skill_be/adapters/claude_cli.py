@@ -13,7 +13,6 @@ SPEC = CliSpec(
     name="claude-cli",
     default_bin="claude",
     package="@anthropic-ai/claude-code",
-    keys=("adapter", "id", "apiKeyEnv", "bin", "baseUrl"),
 )
 
 ISOLATION_FLAGS = (

@@ -1,5 +1,6 @@
-"""What the claude-cli, pi-cli and opencode-cli adapters share: settings checks, the binary and how to
-install it, the credential, per-call temp directories, the child's environment and running it."""
+"""What the CLI adapters share: their settings read (checked by their models: project/adapter_settings.py),
+the binary and how to install it, the credential, per-call temp directories, the child's environment and
+running it."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any
 from skill_be.adapters.base import AdapterEnv, AdapterStartError, CallError
 from skill_be.adapters.credentials import api_key
 from skill_be.proc import LineWatcher, ProcessResult, StartFailed, resolve_executable, run_process, tail
-from skill_be.project import where as v
+from skill_be.project.adapter_check import check_settings
 from skill_be.project.config import AdapterEntry
 
 # The whole instruction a tool-less call gets about tools: without it models write fake tool calls.
@@ -26,7 +27,6 @@ NO_TOOLS_NOTE = (
     "do not try to call tools, read files or explore a codebase."
 )
 VERSION_TIMEOUT = 30.0  # seconds `<bin> --version` may take in preflight (a cold start of the 400 MB claude binary took over 10 s in a loaded container)
-APIS = ("openai-completions", "anthropic-messages")
 
 
 @dataclass(frozen=True)
@@ -34,28 +34,18 @@ class CliSpec:
     name: str  # the adapter's name in the config
     default_bin: str
     package: str  # the npm package that installs the CLI
-    keys: tuple[str, ...]  # the settings the adapter accepts
 
 
 def url_setting(entry: AdapterEntry, key: str) -> str | None:
+    """A URL setting (checked by the entry's model), without its trailing slashes; None when absent."""
     value = entry.settings.get(key)
-    if value is None:
-        return None
-    text = v.string(value, entry.where.key(key)).rstrip("/")
-    if not text.startswith(("http://", "https://")):
-        raise entry.where.key(key).error(f'must be an http:// or https:// URL, not "{text}"')
-    return text
+    return None if value is None else str(value).rstrip("/")
 
 
-def choice_setting(entry: AdapterEntry, key: str, choices: tuple[str, ...], default: str) -> str:
+def text_setting(entry: AdapterEntry, key: str, default: str) -> str:
+    """A text setting (checked by the entry's model: a word of its choices, for one), or `default`."""
     value = entry.settings.get(key)
-    if value is None:
-        return default
-    text = v.string(value, entry.where.key(key))
-    if text not in choices:
-        hint = v.did_you_mean(text, choices)
-        raise entry.where.key(key).error(f'must be one of {", ".join(choices)}, not "{text}"{hint}')
-    return text
+    return default if value is None else str(value)
 
 
 def child_env(base: Mapping[str, str], set_: Mapping[str, str | None], drop: Iterable[str] = ()) -> dict[str, str]:
@@ -100,12 +90,8 @@ class CliAdapter:
         self.entry = entry
         self.env = env
         self.label = env.label or entry.id
-        v.mapping(entry.settings, entry.where, self.spec.keys)
-        bin_value = entry.settings.get("bin")
-        self.bin_word = v.string(bin_value, entry.where.key("bin")) if bin_value is not None else self.spec.default_bin
-        var = entry.settings.get("apiKeyEnv")
-        if var is not None:
-            v.string(var, entry.where.key("apiKeyEnv"))
+        check_settings(entry)
+        self.bin_word = text_setting(entry, "bin", self.spec.default_bin)
         self.base_url = url_setting(entry, "baseUrl")
         # Temp dirs go where the environment says, so a caller (or a test) controls where files land.
         self.temp_root = env.environ.get("TMPDIR") or tempfile.gettempdir()

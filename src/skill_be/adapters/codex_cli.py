@@ -61,7 +61,6 @@ SPEC = CliSpec(
     name="codex-cli",
     default_bin="codex",
     package="@openai/codex",
-    keys=("adapter", "id", "apiKeyEnv", "bin", "baseUrl"),
 )
 # Every tool Codex 0.169.0 offers by default, by its feature name; what is left (request_user_input)
 # cannot act.

@@ -6,27 +6,17 @@ from collections.abc import Mapping
 
 from skill_be.adapters.base import AdapterEnv, AdapterStartError, Answer, CallContext, CallError
 from skill_be.proc import StartFailed, resolve_executable, run_process, split_words, tail
-from skill_be.project import where as v
+from skill_be.project.adapter_check import check_settings
 from skill_be.project.config import AdapterEntry
-
-
-def split_command(line: str, entry_where: v.Where) -> list[str]:
-    """Words on whitespace; quote a word with spaces in "double" or 'single' quotes. No shell."""
-    try:
-        return split_words(line)
-    except ValueError as e:
-        raise entry_where.error(str(e)) from None
 
 
 class CommandAdapter:
     def __init__(self, entry: AdapterEntry, env: AdapterEnv) -> None:
-        run = entry.settings.get("run")
-        if run is None:
-            raise entry.where.error('missing required key "run" (the command line that answers a prompt)')
+        check_settings(entry)  # run is there and splits (project/adapter_settings.py)
         self.entry = entry
         self.env = env
         self.label = env.label or entry.id
-        self.argv = split_command(v.string(run, entry.where.key("run")), entry.where.key("run"))
+        self.argv = split_words(str(entry.settings["run"]))
 
     def _start_error(self, why: str) -> AdapterStartError:
         return AdapterStartError(

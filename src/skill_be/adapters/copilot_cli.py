@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
-from skill_be.adapters.cli_common import CliAdapter, CliSpec, call_dir, child_env, choice_setting
+from skill_be.adapters.cli_common import CliAdapter, CliSpec, call_dir, child_env, text_setting
 from skill_be.proc import LineWatcher
 from skill_be.project.config import AdapterEntry
 
@@ -34,10 +34,7 @@ SPEC = CliSpec(
     name="copilot-cli",
     default_bin="copilot",
     package="@github/copilot",
-    keys=("adapter", "id", "provider", "apiKeyEnv", "bin", "baseUrl", "api"),
 )
-APIS = ("openai-completions", "anthropic-messages")
-PROVIDERS = ("openai", "anthropic")
 # The provider's own host when no baseUrl is given (BYOK always needs a base URL).
 DEFAULT_URLS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 FLAGS = (
@@ -117,15 +114,9 @@ class CopilotCliAdapter(CliAdapter):
 
     def __init__(self, entry: AdapterEntry, env: AdapterEnv) -> None:
         super().__init__(entry, env)
-        self.api = choice_setting(entry, "api", APIS, "openai-completions")
-        if "api" in entry.settings and not self.base_url:
-            raise entry.where.key("api").error("only applies with baseUrl; add baseUrl or remove api")
-        self.provider = choice_setting(entry, "provider", PROVIDERS, "openai")
-        if not self.base_url and "provider" not in entry.settings:
-            raise entry.where.error(
-                'missing "baseUrl" or "provider": skill-be runs Copilot CLI with a model of your own provider '
-                "(BYOK, offline), not through a GitHub login"
-            )
+        # Its model checked the words, api only with baseUrl, and baseUrl or provider given.
+        self.api = text_setting(entry, "api", "openai-completions")
+        self.provider = text_setting(entry, "provider", "openai")
         # The wire format: `api` where given, else the provider's.
         if "api" in entry.settings:
             self.wire = "anthropic" if self.api == "anthropic-messages" else "openai"

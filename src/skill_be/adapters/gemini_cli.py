@@ -39,7 +39,6 @@ SPEC = CliSpec(
     name="gemini-cli",
     default_bin="gemini",
     package="@google/gemini-cli",
-    keys=("adapter", "id", "apiKeyEnv", "bin", "baseUrl"),
 )
 KEY_VAR = "GEMINI_API_KEY"
 URL_VAR = "GOOGLE_GEMINI_BASE_URL"

@@ -1,4 +1,5 @@
-"""What the `anthropic`, `openai` and `gemini` adapters share: settings, the key, and one POST with
+"""What the `anthropic`, `openai` and `gemini` adapters share: settings (checked by their models:
+project/adapter_settings.py), the key, and one POST with
 bounded retries on 429 and 5xx (honouring retry-after) inside the call's time limit; every error names
 the URL it came from."""
 
@@ -17,7 +18,7 @@ from skill_be.adapters.credentials import api_key
 from skill_be.errors import ConfigError
 from skill_be.http_retry import retry_after
 from skill_be.proc import head
-from skill_be.project import where as v
+from skill_be.project.adapter_check import check_settings
 from skill_be.project.config import AdapterEntry
 
 if TYPE_CHECKING:
@@ -48,27 +49,21 @@ class HttpAdapter:
     name = ""
     default_base = ""
     default_key_env: str | None = None
-    keys: tuple[str, ...] = KEYS  # the settings its entries take (one more: promptCaching, where it has one)
+    # the settings its entries take, as its model in project/adapter_settings.py checks them; one more,
+    # promptCaching, says the adapter has prompt caching
+    keys: tuple[str, ...] = KEYS
 
     def __init__(self, entry: AdapterEntry, env: AdapterEnv) -> None:
         self.entry = entry
         self.env = env
         self.label = env.label or entry.id
-        v.mapping(entry.settings, entry.where, self.keys)
+        check_settings(entry)
         var = entry.settings.get("apiKeyEnv", self.default_key_env)
-        self.key_env = v.string(var, entry.where.key("apiKeyEnv")) if var is not None else None
+        self.key_env = str(var) if var is not None else None
         self.base_url = url_setting(entry, "baseUrl") or self.default_base
-        self.max_tokens = (
-            v.positive_int(entry.settings["maxTokens"], entry.where.key("maxTokens"))
-            if entry.settings.get("maxTokens") is not None
-            else None
-        )
-        temp = entry.settings.get("temperature")
-        self.temperature: float | None = None
-        if temp is not None:
-            if isinstance(temp, bool) or not isinstance(temp, int | float) or not 0 <= temp <= 2:
-                raise entry.where.key("temperature").error(f"must be a number from 0 to 2, not {temp!r}")
-            self.temperature = float(temp)
+        tokens, temp = entry.settings.get("maxTokens"), entry.settings.get("temperature")
+        self.max_tokens = tokens if isinstance(tokens, int) else None
+        self.temperature: float | None = float(temp) if isinstance(temp, int | float) else None
         self.prompt_caching = self._prompt_caching()
         self._ssl: ssl.SSLContext | None = None
         # One client per event loop, kept across calls: its connections stay open between calls, so
@@ -93,7 +88,7 @@ class HttpAdapter:
         value = self.entry.settings.get("promptCaching")
         if value is None:
             return self.caching_default()
-        return v.boolean(value, self.entry.where.key("promptCaching"))
+        return bool(value)
 
     # -- credentials ------------------------------------------------------------------------------
     def key_required(self) -> bool:

@@ -9,25 +9,22 @@ from pathlib import Path
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
 from skill_be.adapters.cli_common import (
-    APIS,
     NO_TOOLS_NOTE,
     CliAdapter,
     CliSpec,
     call_dir,
     child_env,
-    choice_setting,
     json_events,
+    text_setting,
     token_count,
 )
 from skill_be.proc import ProcessResult
-from skill_be.project import where as v
 from skill_be.project.config import AdapterEntry
 
 SPEC = CliSpec(
     name="opencode-cli",
     default_bin="opencode",
     package="opencode-ai",
-    keys=("adapter", "id", "provider", "apiKeyEnv", "bin", "baseUrl", "api"),
 )
 AGENT = "skill-be"
 # With a baseUrl the model is this provider's: never one opencode has built in, whose own loader would
@@ -95,13 +92,8 @@ class OpencodeCliAdapter(CliAdapter):
 
     def __init__(self, entry: AdapterEntry, env: AdapterEnv) -> None:
         super().__init__(entry, env)
-        provider = entry.settings.get("provider")
-        if provider is None:
-            raise entry.where.error('missing required key "provider" (the model is passed as <provider>/<id>)')
-        self.provider = v.string(provider, entry.where.key("provider"))
-        self.api = choice_setting(entry, "api", APIS, "openai-completions")
-        if "api" in entry.settings and not self.base_url:
-            raise entry.where.key("api").error("only applies with baseUrl; add baseUrl or remove api")
+        self.provider = text_setting(entry, "provider", "")  # required: its model checked it is there
+        self.api = text_setting(entry, "api", "openai-completions")
         self.model_provider = OWN_PROVIDER if self.base_url else self.provider  # the <provider> of -m
 
     def argv(self, exe: str, work: Path) -> list[str]:

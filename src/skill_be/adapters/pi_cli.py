@@ -20,26 +20,22 @@ from pathlib import Path
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, Usage
 from skill_be.adapters.cli_common import (
-    APIS,
     NO_TOOLS_NOTE,
     CliAdapter,
     CliSpec,
     call_dir,
     child_env,
-    choice_setting,
+    text_setting,
     token_count,
 )
 from skill_be.proc import run_process
-from skill_be.project import where as v
 from skill_be.project.config import AdapterEntry
 
 SPEC = CliSpec(
     name="pi-cli",
     default_bin="pi",
     package="@mariozechner/pi-coding-agent",
-    keys=("adapter", "id", "provider", "thinking", "apiKeyEnv", "bin", "baseUrl", "api"),
 )
-THINKING = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 # Without these a call is not isolated at all: a pi that lacks one cannot be used.
 REQUIRED_FLAGS = ("--provider", "--model", "--thinking", "--no-tools", "--no-session", "--system-prompt")
@@ -86,14 +82,9 @@ class PiCliAdapter(CliAdapter):
 
     def __init__(self, entry: AdapterEntry, env: AdapterEnv) -> None:
         super().__init__(entry, env)
-        provider = entry.settings.get("provider")
-        if provider is None:
-            raise entry.where.error('missing required key "provider" (pi would otherwise use its own default)')
-        self.provider = v.string(provider, entry.where.key("provider"))
-        self.thinking = choice_setting(entry, "thinking", THINKING, "off")
-        self.api = choice_setting(entry, "api", APIS, "openai-completions")
-        if "api" in entry.settings and not self.base_url:
-            raise entry.where.key("api").error("only applies with baseUrl; add baseUrl or remove api")
+        self.provider = text_setting(entry, "provider", "")  # required: its model checked it is there
+        self.thinking = text_setting(entry, "thinking", "off")
+        self.api = text_setting(entry, "api", "openai-completions")
         self._flags: frozenset[str] | None = None
         self._flags_lock = asyncio.Lock()
         self._agent_dir: Path | None = None

@@ -408,25 +408,78 @@ def _code_tests(d: Mapping[str, Any], root: Path) -> CodeTestsConfig:
 
 def named_mistakes(config: Config) -> list[str]:
     """A line for each folder or file the config names that does not exist (or is the wrong kind of thing)."""
+    ct = config.code_tests
+    return _named(config.where(), config.skills, config.evals, config.tests, ct.packages, ct.packages_by_skill)
+
+
+def named_mistakes_of_file(path: Path) -> list[str]:
+    """`named_mistakes` for a config its model refused: each folder or file whose key holds a usable
+    value (a non-empty string) is checked, the others are left to the model's own lines, so that one
+    run lists both."""
+    name = shown(path)
+    text = read_text(path, what="config file")
+    data = load_yaml(text, name)
+    if not isinstance(data, dict):
+        return []
+    root = Path(os.path.normpath(path.absolute())).parent
+
+    def usable(value: object) -> Path | None:
+        return _resolve(root, value) if isinstance(value, str) and value.strip() else None
+
+    raw = data.get("codeTests")
+    code_tests: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
+    by_skill = code_tests.get("packagesBySkill")
+    packages = (
+        {k: p for k, v in by_skill.items() if isinstance(k, str) and (p := usable(v))}
+        if isinstance(by_skill, dict)
+        else {}
+    )
+    skills, evals = usable(data.get("skills")), usable(data.get("evals"))
+    top = Where(name, places=Places(text, "yaml"))
+    return _named(top, skills, evals, usable(data.get("tests")), usable(code_tests.get("packages")), packages)
+
+
+def _named(
+    top: Where,
+    skills: Path | None,
+    evals: Path | None,
+    tests: Path | None,
+    packages: Path | None,
+    by_skill: Mapping[str, Path],
+) -> list[str]:
+    """The folders and package lists checked, each one that is known (None: its key is the model's mistake)."""
     found: list[str] = []
-    folders = [("skills", config.skills), ("evals", config.evals)]
-    if config.tests is not None:
-        folders.append(("tests", config.tests))
+    folders = [(key, p) for key, p in (("skills", skills), ("evals", evals), ("tests", tests)) if p is not None]
     for key, p in folders:
-        if (
-            key == "evals"
-            and not p.exists()
-            and config.skills.is_dir()
-            and any(config.skills.glob("*/evals/evals.json"))
-        ):
-            continue  # the skills keep agentskills.io evals/evals.json files; convert creates the folder
+        if key == "evals" and not p.exists() and (skills is None or any(skills.glob("*/evals/evals.json"))):
+            continue  # the skills keep evals/evals.json files (convert creates it), or skills is a mistake itself
         if not p.is_dir():
             what = "is a file, not a folder" if p.exists() else "does not exist"
-            found.append(str(config.where(key).error(f"folder {shown(p)} {what}; create it or fix the path")))
-    lists: list[tuple[tuple[str, ...], Path | None]] = [(("codeTests", "packages"), config.code_tests.packages)]
-    lists += [(("codeTests", "packagesBySkill", k), p) for k, p in config.code_tests.packages_by_skill.items()]
+            found.append(str(top.key(key).error(f"folder {shown(p)} {what}; create it or fix the path")))
+    lists: list[tuple[tuple[str, ...], Path | None]] = [(("codeTests", "packages"), packages)]
+    lists += [(("codeTests", "packagesBySkill", k), p) for k, p in by_skill.items()]
     for keys, lp in lists:
         if lp is not None and not lp.is_file():
             what = "is a folder, not a file" if lp.exists() else "does not exist"
-            found.append(str(config.where(*keys).error(f"package list {shown(lp)} {what}; create it or fix the path")))
+            w = top
+            for k in keys:
+                w = w.key(k)
+            found.append(str(w.error(f"package list {shown(lp)} {what}; create it or fix the path")))
+    if skills is not None and skills.is_dir():
+        found += _unknown_package_skills(top, skills, by_skill)
     return found
+
+
+def _unknown_package_skills(top: Where, skills: Path, by_skill: Mapping[str, Path]) -> list[str]:
+    """A line for each codeTests.packagesBySkill entry that names no skill folder."""
+    w = top.key("codeTests").key("packagesBySkill")
+    return [
+        str(
+            Where(w.file, w.path, (*w.loc, name), w.places).error(
+                f'"{name}" names no skill in {shown(skills)} '
+                f"(no {shown(skills / name / 'SKILL.md')}); fix the name or remove the entry"
+            )
+        )
+        for name in by_skill
+        if not (skills / name / "SKILL.md").is_file()
+    ]

@@ -33,10 +33,11 @@ def schema(name: str) -> dict[str, Any]:
     return loaded
 
 
-def conforms(name: str, data: object) -> bool:
+def conforms(name: str, data: object, definition: str | None = None) -> bool:
+    """Whether `data` conforms to the schema of `name`, or to one of its `$defs` (`definition`)."""
     root = schema(name)
     try:
-        return _ok(root, data, root)
+        return _ok(root if definition is None else root["$defs"][definition], data, root)
     except (_Unknown, RecursionError):  # RecursionError: a YAML anchor that contains itself
         return False
 

@@ -57,6 +57,11 @@ class Strict(BaseModel):
     list_keys: ClassVar[bool] = True  # an unknown key without a close match lists the keys
     keep_nulls: ClassVar[bool] = False  # a file skill-be writes keeps `key: null` as written (results/)
 
+    @classmethod
+    def why_missing(cls, alias: str, description: str | None) -> str | None:
+        """The parenthesis after `missing required key "<alias>"` (None: no parenthesis)."""
+        return description if cls.missing_hint is None else cls.missing_hint
+
     @model_validator(mode="wrap")
     @classmethod
     def _shape(cls, data: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
@@ -120,7 +125,7 @@ def _missing_keys(cls: type[Strict], data: dict[str, Any], fields: dict[str, Any
             misspelt = _misspelt(alias, data, fields)
             if misspelt and forbid:
                 continue  # reported as the unknown key, with its did-you-mean
-            why = f.description if cls.missing_hint is None else cls.missing_hint
+            why = cls.why_missing(alias, f.description)
             message = f'missing required key "{alias}"' + (f" ({why})" if why else "") + misspelt
             out.append({"message": message, "at": (), "key": None})
     return out

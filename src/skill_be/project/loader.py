@@ -9,12 +9,12 @@ from typing import NamedTuple
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
 from skill_be.project import agentskills, codetest_layout
-from skill_be.project.config import Config, load_config, named_mistakes
+from skill_be.project.config import Config, load_config, named_mistakes, named_mistakes_of_file
 from skill_be.project.deciding import deciding_settings
 from skill_be.project.evals import EvalFile, load_eval, load_evals_json
 from skill_be.project.fingerprint import combine, file_inputs, fingerprint, setting_inputs, tree_files
 from skill_be.project.skills import SkillDoc, read_skill_md, skill_md_warnings
-from skill_be.project.validation import raise_found
+from skill_be.project.validation import Mistakes, merged, raise_found
 from skill_be.project.where import Where
 
 
@@ -110,11 +110,11 @@ def load_project(
     Warnings (a skill folder with no eval file) are printed only once the project is valid, so a
     config error stays the one line on stderr.
     """
-    config = load_config(config_path)
-    found = named_mistakes(config)
-    if config.skills.is_dir():
-        found += _unknown_package_skills(config)
-    raise_found(found)
+    try:
+        config = load_config(config_path)
+    except Mistakes as e:  # the folders are checked too, so that one run lists every mistake
+        raise merged(shown(config_path), e.lines, named_mistakes_of_file(config_path)) from None
+    raise_found(named_mistakes(config))
     folders = sorted(p for p in _entries(config.skills, config.name) if p.is_dir() and (p / "SKILL.md").is_file())
     with_evals = [f for f in folders if eval_source(config, f) is not None]
     without = [f.name for f in folders if f not in with_evals]
@@ -151,21 +151,6 @@ def load_project(
         for line in (*skill_md_warnings(skill.doc, shown(skill.skill_md)), *skill.evals.notes):
             warn(line)
     return Project(config=config, skills=selected, all_names=tuple(f.name for f in with_evals))
-
-
-def _unknown_package_skills(config: Config) -> list[str]:
-    """A line for each codeTests.packagesBySkill entry that names no skill folder."""
-    w = config.where("codeTests", "packagesBySkill")
-    return [
-        str(
-            Where(w.file, w.path, (*w.loc, name), w.places).error(
-                f'"{name}" names no skill in {shown(config.skills)} '
-                f"(no {shown(config.skills / name / 'SKILL.md')}); fix the name or remove the entry"
-            )
-        )
-        for name in config.code_tests.packages_by_skill
-        if not (config.skills / name / "SKILL.md").is_file()
-    ]
 
 
 def _orphan_evals(config: Config, skills: set[str]) -> list[Path]:

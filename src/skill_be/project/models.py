@@ -13,11 +13,11 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
-    WithJsonSchema,
     field_validator,
     model_validator,
 )
 
+from skill_be.project.adapter_settings import Entry, GraderEntry
 from skill_be.project.agent_models import (
     AGENT_GRADED_SCHEMA,
     AGENT_SCHEMA_RULES,
@@ -109,43 +109,23 @@ def _price_map(value: object) -> object:
 Pricing = Annotated[dict[str, PriceModel], BeforeValidator(_price_map)]
 
 
-def _label(value: object) -> object:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)  # `id: 4` in YAML is a label, not a number
-    return value
-
-
-class AdapterEntryModel(Strict):
-    """A `model`, `grader` or `triage.model` entry: any key, since the settings belong to the adapter."""
-
-    model_config = ConfigDict(extra="allow")
-    not_a_mapping = (
-        "must be an entry with adapter and id (such as adapter: claude-cli and id: claude-sonnet-5-5 on their "
-        "own lines)"
-    )
-    missing_hint = "an entry needs adapter and id"
-
-    adapter: Text = Field(
-        description="a built-in adapter (claude-cli, pi-cli, opencode-cli, anthropic, openai, gemini, command, ...) or a module"
-    )
-    id: Annotated[
-        Text,
-        BeforeValidator(_label),
-        WithJsonSchema({"anyOf": [{"type": "string", "minLength": 1, **NOT_BLANK}, {"type": "number"}]}),
-    ] = Field(description="the model id passed to the adapter (for command, a label)")
-
-
 def _non_empty_entries(value: object) -> object:
     if value == []:
         fail("must be an entry or a non-empty list of entries")
     return value
 
 
-Models = Annotated[
-    Annotated[AdapterEntryModel, Tag("<entry>")]
-    | Annotated[list[AdapterEntryModel], Field(min_length=1), BeforeValidator(_non_empty_entries), Tag("<list>")],
-    Discriminator(lambda v: "<list>" if isinstance(v, list) else "<entry>"),
-]
+def _entries(entry: Any) -> Any:
+    """One entry or a non-empty list of entries (`model`, `grader`)."""
+    return Annotated[
+        Annotated[entry, Tag("<one>")]
+        | Annotated[list[entry], Field(min_length=1), BeforeValidator(_non_empty_entries), Tag("<list>")],
+        Discriminator(lambda v: "<list>" if isinstance(v, list) else "<one>"),
+    ]
+
+
+Models = _entries(Entry)
+Graders = _entries(GraderEntry)
 
 
 class GateModel(Strict):
@@ -269,7 +249,7 @@ class ChecksModel(Strict):
 
 
 class TriageModel(Strict):
-    model: AdapterEntryModel | None = None
+    model: Entry | None = None
 
 
 class CompareModel(Strict):
@@ -316,8 +296,8 @@ class ConfigModel(Strict):
 
     skills: Text = Field(description=REQUIRED["skills"])
     evals: Text = Field(description=REQUIRED["evals"])
-    model: Models = Field(description=REQUIRED["model"])
-    grader: Models = Field(description=REQUIRED["grader"])  # a list: each answer graded by every judge
+    model: Models = Field(description=REQUIRED["model"])  # type: ignore[valid-type]
+    grader: Graders = Field(description=REQUIRED["grader"])  # type: ignore[valid-type]  # a list: each judge grades each answer
     reps: PositiveInt() = 3  # type: ignore[valid-type]
     gradings: PositiveInt() = 3  # type: ignore[valid-type]
     concurrency: PositiveInt() = 4  # type: ignore[valid-type]

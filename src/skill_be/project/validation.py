@@ -79,10 +79,33 @@ def validate(
         if not many:  # a file skill-be writes: one line, which the caller ends with its fix
             raise ConfigError(render(errors[0], name, places, label)) from None
         found = [line for error in errors for line in _lines(error, (), name, places, label)]
-        raise ConfigError(report([text for _, text in sorted(found, key=_file_order)])) from None
+        raise Mistakes([text for _, text in sorted(found, key=_file_order)]) from None
 
 
 MAX_SHOWN = 20  # the most mistakes one error lists; the rest are counted
+
+
+class Mistakes(ConfigError):
+    """The mistakes one pass found, a line each; the message shows up to MAX_SHOWN of them, `lines`
+    keeps them all (so that the checks after the model can add theirs: `merged`)."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = list(dict.fromkeys(lines))
+        super().__init__(report(self.lines))
+
+
+def merged(name: str, *parts: Sequence[str]) -> Mistakes:
+    """The lines of several passes over file `name` as one error, in file order (a line without a
+    place after those with one, each part's own order kept)."""
+    import re
+
+    at = re.compile(re.escape(name) + r":(\d+):(\d+): ")
+
+    def order(line: str) -> tuple[int, int, int]:
+        m = at.match(line)
+        return (0, int(m[1]), int(m[2])) if m else (1, 0, 0)
+
+    return Mistakes(sorted((line for part in parts for line in part), key=order))
 
 
 def report(lines: Sequence[str]) -> str:
@@ -107,7 +130,7 @@ def collect(found: list[str], check: Callable[[], T]) -> T | None:
 
 def raise_found(found: Sequence[str]) -> None:
     if found:
-        raise ConfigError(report(found))
+        raise Mistakes(found)
 
 
 def _file_order(item: tuple[tuple[int, int] | None, str]) -> tuple[int, int, int]:

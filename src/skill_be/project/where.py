@@ -1,8 +1,11 @@
-"""Validation with a location: every problem names the file, the key path and what to do."""
+"""A place in a file for the checks that run after a file's model (a missing folder, a check's
+settings, an adapter's start): `Where` names the file, line and column and the key path. Also the
+words the models share: a value's type as a person reads it, and did-you-mean. The values themselves
+are checked by the models (project/models.py, project/adapter_settings.py), never here."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from skill_be.errors import ConfigError
@@ -76,61 +79,3 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f' (did you mean "{close[0]}"?)' if close else ""
-
-
-def mapping(value: object, where: Where, allowed: Iterable[str] | None = None) -> Mapping[str, object]:
-    """`value` as a mapping with string keys; with `allowed`, an unknown key is an error."""
-    if not isinstance(value, dict):
-        raise where.error(f"must be a mapping of keys to values, not {type_name(value)}")
-    for k in value:
-        if not isinstance(k, str):
-            raise where.error(f"key {k!r} must be a string")
-    if allowed is not None:
-        known = list(allowed)
-        for k in value:
-            if k not in known:
-                hint = did_you_mean(k, known) or f"; the keys here are: {', '.join(known)}"
-                raise where.error(f'unknown key "{k}"{hint}')
-    return value
-
-
-def string(value: object, where: Where, *, empty: bool = False) -> str:
-    if not isinstance(value, str):
-        raise where.error(f"must be a string, not {type_name(value)}")
-    if not empty and not value.strip():
-        raise where.error("must not be empty")
-    return value
-
-
-def boolean(value: object, where: Where) -> bool:
-    if not isinstance(value, bool):
-        raise where.error(f"must be true or false, not {type_name(value)}")
-    return value
-
-
-def positive_int(value: object, where: Where, maximum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        shown = f"{value!r}" if isinstance(value, int | float) and not isinstance(value, bool) else type_name(value)
-        raise where.error(f"must be a positive integer, not {shown}")
-    if maximum is not None and value > maximum:
-        raise where.error(f"must be at most {maximum}, not {value}")
-    return value
-
-
-def positive_number(value: object, where: Where) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise where.error(f"must be a positive number, not {value!r}")
-    return float(value)
-
-
-def string_list(value: object, where: Where, *, non_empty: bool = False) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise where.error(f"must be a list of strings, not {type_name(value)}")
-    if non_empty and not value:
-        raise where.error("must be a non-empty list of strings")
-    return tuple(string(item, where.index(i)) for i, item in enumerate(value))
-
-
-def string_map(value: object, where: Where) -> dict[str, str]:
-    m = mapping(value, where)
-    return {k: string(v, where.key(k)) for k, v in m.items()}

@@ -1,5 +1,5 @@
 """A new agent CLI is one driver module, one line in agents/drivers `DRIVERS` and its adapter (one line in
-adapters/registry.py `BUILTINS`): with those planted, every part that acts on agent CLIs takes it (the
+project/adapter_kinds.py `ADAPTERS`, which adapters/registry.py `BUILTINS` is built from): with those planted, every part that acts on agent CLIs takes it (the
 preflight, agent mode's drivers per box, the trigger choosers), and no module of skill-be keeps a
 second list of the agent CLIs' names."""
 
@@ -92,7 +92,8 @@ def test_every_part_takes_a_cli_planted_in_the_table(planted: None, monkeypatch:
 
 
 # Where a string may name an agent CLI's adapter: its adapter, the drivers' table.
-NAMES_MAY_BE_IN = ("adapters/", "agents/drivers/__init__.py")
+# adapters/, the drivers' table, and the one table of the adapters (their modules and settings models)
+NAMES_MAY_BE_IN = ("adapters/", "agents/drivers/__init__.py", "project/adapter_kinds.py")
 
 
 def names_of_agent_clis(path: Path) -> list[str]:

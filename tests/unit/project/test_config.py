@@ -313,7 +313,7 @@ def test_adapter_entries_need_adapter_and_id(tmp_path: Path, monkeypatch: pytest
     )
     text = MINIMAL.replace(
         "model:\n  adapter: claude-cli\n  id: claude-sonnet-5-5\n",
-        "model:\n  - adapter: a\n    id: b\n  - adapter: c\n",
+        "model:\n  - adapter: fake\n    id: b\n  - adapter: c\n",  # an unknown adapter is a mistake too, once its entry has an id
     )
     assert (
         error_of(tmp_path, text, monkeypatch)

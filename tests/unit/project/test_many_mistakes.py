@@ -88,9 +88,16 @@ def test_the_checks_after_the_model_report_together(tmp_path: Path, monkeypatch:
     )
     (tmp_path / "skill-be.yaml").write_text(text, encoding="utf-8")
     lines = lines_of(lambda: load_project(tmp_path / "skill-be.yaml"), tmp_path, monkeypatch)
-    assert [line.split(": ")[0] for line in lines] == ["skill-be.yaml:9:13", "skill-be.yaml:10:13"]
-    assert "grader.template: must be code" in lines[0]
-    assert "grader.evidence: must be reported" in lines[1]
+    # the folders are checked in the same pass (neither exists), every line in file order
+    assert [line.split(": ")[0] for line in lines] == [
+        "skill-be.yaml:1:9",
+        "skill-be.yaml:2:8",
+        "skill-be.yaml:9:13",
+        "skill-be.yaml:10:13",
+    ]
+    assert "folder skills does not exist" in lines[0] and "folder evals does not exist" in lines[1]
+    assert "grader.template: must be code" in lines[2]
+    assert "grader.evidence: must be reported" in lines[3]
     (tmp_path / "skill-be.yaml").write_text(
         THREE.replace("reps: three\n", "").replace(
             "gate:\n  blokOnZero: true\n", "grader:\n  adapter: claude-cli\n  id: claude-haiku-5-5\n"
@@ -123,8 +130,10 @@ def test_the_command_prints_every_line_and_exits_2(tmp_path: Path) -> None:
         [sys.executable, "-m", "skill_be", "run"], cwd=tmp_path, capture_output=True, text=True, check=False
     )
     assert done.returncode == 2
-    assert done.stderr.splitlines()[:3] == [
+    assert done.stderr.splitlines()[:5] == [
         'skill-be.yaml:1:1: missing required key "grader" (the judge: an entry with adapter and id)',
+        "skill-be.yaml:1:9: skills: folder skills does not exist; create it or fix the path",
+        "skill-be.yaml:2:8: evals: folder evals does not exist; create it or fix the path",
         "skill-be.yaml:3:7: reps: must be a positive integer, not a string",
         'skill-be.yaml:8:3: gate: unknown key "blokOnZero" (did you mean "blockOnZero"?)',
     ]
