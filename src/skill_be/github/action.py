@@ -208,7 +208,7 @@ def build_view(
         changed = {s.name: _changed(project, s, entries) for s in project.skills}
         names = [s.name for s in project.skills]
         skills = gather.skills_from_result_file(written.result_file, names, changed, evals, ctx.workspace, cwd)
-        models = tuple(dict.fromkeys(m for e in entries.values() for m in e.models))
+        models = tuple(dict.fromkeys(m for e in entries.values() for m in e["models"]))
     checks, problems = gather.checks_of(written.checks, cwd, ctx.workspace)
     comparison = _comparison(inputs, ctx, cwd, project, written)
     view = GateView(
