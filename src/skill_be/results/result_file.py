@@ -9,7 +9,7 @@ the document over; writing puts it in the model's shape (`result_text`). pydanti
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
@@ -160,36 +160,88 @@ def _sorted(inputs: Mapping[str, str] | None) -> dict[str, str] | None:
 
 
 def result_text(doc: Mapping[str, Any]) -> str:
-    """The file's text: the document in its model's shape (`results/models.py`). Its keys in the
-    model's order and optional keys set to None left out, as the published schema (generated from
-    the model) gives them; numbers as given. A document the schema refuses goes through the model
-    itself, whose ValidationError names the key (skill-be wrote what its own format refuses)."""
+    """The file's text: the document in its model's shape (`results/models.py`): each mapping's keys
+    in the model's order, as the published schema (generated from the model) lists them, optional
+    keys set to None left out, numbers as given. What it holds was checked against the model where
+    it came from: read from the file (`read_result_file`) or made by this run (`checked_entry`)."""
+    from skill_be.project.fastcheck import schema
+
+    root = schema("result")
+    return json.dumps(_in_model_order(doc, root, root), indent=2, ensure_ascii=False) + "\n"
+
+
+def checked_entry(name: str, entry: ResultEntry) -> ResultEntry:
+    """A new entry, once, through its model's check: the schema's (no pydantic), else the model
+    itself, whose ValidationError names the key (skill-be made what its own format refuses)."""
     from skill_be.project.fastcheck import conforms, schema
 
     root = schema("result")
-    shaped = _in_model_order(doc, root, root)
-    if not conforms("result", shaped):
+    doc = {"skillBeVersion": __version__, "skills": {name: _in_model_order(entry, _entry_node(root), root)}}
+    if not conforms("result", doc):
         from skill_be.results.models import ResultFileModel
 
-        ResultFileModel.model_validate(shaped)
-    return json.dumps(shaped, indent=2, ensure_ascii=False) + "\n"
+        ResultFileModel.model_validate(doc)
+    return entry
+
+
+def _entry_node(root: dict[str, Any]) -> object:
+    return root["properties"]["skills"]["additionalProperties"]
 
 
 def _in_model_order(data: object, node: object, root: dict[str, Any]) -> Any:
     """`data` with each mapping's keys in the order of the schema's `properties` (keys it does not
     name after them, as given), lists item by item, maps value by value; the rest as it is."""
+    shape = _shaper(node, root, {})
+    return data if shape is None else shape(data)
+
+
+Shape = Callable[[Any], Any]
+
+
+def _shaper(node: object, root: dict[str, Any], memo: dict[int, Shape | None]) -> Shape | None:
+    """The function that puts data of schema `node` in order, built once per node; None where there
+    is nothing to order (a string, a number, a mapping of anything)."""
     while isinstance(node, dict) and "$ref" in node:
         node = root["$defs"][node["$ref"].removeprefix("#/$defs/")]
     if not isinstance(node, dict):
-        return data
-    if isinstance(data, list):
-        return [_in_model_order(x, node.get("items"), root) for x in data]
-    if not isinstance(data, dict):
-        return data
+        return None
+    if id(node) in memo:
+        return memo[id(node)]
+    memo[id(node)] = None  # a schema that contains itself is ordered down to where it repeats
     props: dict[str, Any] | None = node.get("properties")
-    if props is None:
-        return {k: _in_model_order(v, node.get("additionalProperties"), root) for k, v in data.items()}
-    required = node.get("required", [])
-    kept = {k: v for k, v in data.items() if v is not None or k in required}
-    known = {k: _in_model_order(kept[k], props[k], root) for k in props if k in kept}
-    return {**known, **{k: v for k, v in kept.items() if k not in props}}
+    item = _shaper(node.get("items"), root, memo)
+    value = _shaper(node.get("additionalProperties"), root, memo)
+    shape: Shape | None = None
+    if props is not None:
+        shape = _object(props, set(node.get("required", ())), {k: _shaper(v, root, memo) for k, v in props.items()})
+    elif item is not None:
+        shape = _each(item)
+    elif value is not None:
+        shape = _values(value)
+    memo[id(node)] = shape
+    return shape
+
+
+def _object(props: dict[str, Any], required: set[str], inner: dict[str, Shape | None]) -> Shape:
+    def shape(data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        out = {}
+        for k in props:
+            v = data.get(k)
+            if v is None and (k not in data or k not in required):
+                continue  # absent, or an optional key set to None: left out
+            f = inner[k]
+            out[k] = v if f is None else f(v)
+        out.update((k, v) for k, v in data.items() if k not in props)
+        return out
+
+    return shape
+
+
+def _each(item: Shape) -> Shape:
+    return lambda data: [item(x) for x in data] if isinstance(data, list) else data
+
+
+def _values(value: Shape) -> Shape:
+    return lambda data: {k: value(v) for k, v in data.items()} if isinstance(data, dict) else data

@@ -101,12 +101,14 @@ def test_the_writer_puts_keys_in_the_models_order(tmp_path: Path) -> None:
     assert json.dumps(written) == json.dumps(entry)  # the same order at every depth
 
 
-def test_a_document_its_model_refuses_is_not_written(tmp_path: Path) -> None:
-    entry: Any = {"date": "2026-12-01", "fingerprint": "f", "ready": "yes", "reasons": [], "models": [], "grader": ""}
-    out = tmp_path / "r.json"
-    with pytest.raises(ValueError, match="ready"):
-        write_result_file(out, {"a": entry})
-    assert not out.exists()
+def test_an_entry_its_model_refuses_is_refused_when_made() -> None:
+    good: Any = json.loads((FIXTURES / "full.json").read_text(encoding="utf-8"))["skills"]["alpha"]
+    assert result_file.checked_entry("alpha", good) is good
+    for bad in ({**good, "ready": "yes"}, {**good, "usage": {**good["usage"], "estimated": None}}):
+        with pytest.raises(ValueError, match=r"ready|estimated"):
+            result_file.checked_entry("alpha", bad)
+    # an optional key set to None is left out, as the writer leaves it out
+    assert result_file.checked_entry("alpha", {**good, "reps": None})["reps"] is None
 
 
 # --- controls: the checks above fail on the mistakes they are there for --------------------------
