@@ -54,8 +54,8 @@ def build(root: Path) -> None:
             date="2026-11-29",
             fingerprint=project.fingerprint(skill),
             ready=True,
-            reasons=(),
-            models=("model-a",),
+            reasons=[],
+            models=["model-a"],
             grader="grader-a",
         )
         for skill in project.skills

@@ -46,8 +46,8 @@ def record(project: ProjectDir, ready: dict[str, bool] | None = None, reasons: t
             date="2026-11-29",
             fingerprint=p.legacy_fingerprint(s),  # a version-1 entry, as older files hold (v2: test_verify_v2.py)
             ready=wanted[s.name],
-            reasons=() if wanted[s.name] else reasons,
-            models=("m",),
+            reasons=[] if wanted[s.name] else list(reasons),
+            models=["m"],
             grader="g",
         )
         for s in p.skills

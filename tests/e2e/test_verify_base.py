@@ -18,7 +18,7 @@ from skill_be.engine.gate import signed_pp as pp
 from skill_be.engine.stats import newcombe
 from skill_be.project.loader import load_project
 from skill_be.reports.pr_changes import effect_text
-from skill_be.results.result_file import ResultEntry, Score, write_result_file
+from skill_be.results.result_file import ArmCount, ResultEntry, Score, write_result_file
 
 CRITERIA = ["Does it", "Says why"]
 # The model and grader would leave this file behind if verify ever called them.
@@ -50,12 +50,28 @@ def record(p: ProjectDir, counts: dict[str, list[tuple[int, int]]], scores: bool
         if s.name not in counts:
             continue
         crit = s.evals.scenarios[0].criteria
-        lines = tuple(
-            Score("m", "a", c, "criterion", True, (1, 5), k) for c, k in zip(crit, counts[s.name], strict=True)
+        lines = [
+            Score(
+                model="m",
+                scenario="a",
+                line=c,
+                kind="criterion",
+                critical=True,
+                baseline=ArmCount(passed=1, total=5),
+                withSkill=ArmCount(passed=k[0], total=k[1]),
+            )
+            for c, k in zip(crit, counts[s.name], strict=True)
+        ]
+        e = ResultEntry(
+            date="2026-11-29",
+            fingerprint=project.legacy_fingerprint(s),
+            ready=True,
+            reasons=[],
+            models=["m"],
+            grader="g",
+            scores=lines if scores else None,
         )
-        entries[s.name] = ResultEntry(
-            "2026-11-29", project.legacy_fingerprint(s), True, (), ("m",), "g", lines if scores else None, **extra
-        )
+        entries[s.name] = {**e, **extra}
     write_result_file(project.config.result_file, entries)
 
 

@@ -11,7 +11,7 @@ from skill_be.checks import run_checks
 from skill_be.paths import command_line, shown
 from skill_be.project.loader import Project, Skill, load_project
 from skill_be.reports import strings
-from skill_be.results.result_file import ResultFile, read_result_file
+from skill_be.results.result_file import ResultFile, counts, read_result_file
 from skill_be.results.staleness import short_of_config, what_changed
 from skill_be.wiring.common import result_line, warn
 
@@ -57,9 +57,11 @@ def base_lines(project: Project, result: ResultFile | None, c: Comparison) -> tu
     # min delta reads this branch's recorded effect over no skill (None: an entry without scores),
     # unless the run that recorded it decided it already (engine/gate.py)
     effects = {
-        name: overall([(x.scenario, x.model, x.baseline, x.with_skill) for x in e.scores]) if e.scores else None
+        name: overall([(x["scenario"], x["model"], counts(x["baseline"]), counts(x["withSkill"])) for x in scores])
+        if (scores := e.get("scores"))
+        else None
         for name in names
-        if (e := entries.get(name)) is not None and not any(w.get("kind") == MIN_DELTA for w in e.why or ())
+        if (e := entries.get(name)) is not None and not any(w.get("kind") == MIN_DELTA for w in e.get("why") or ())
     }
     outcomes = rule_outcomes(names, c.skills, effects, project.config.gate)
     blocked = [name for name, o in outcomes.items() if o.blocks]
@@ -87,7 +89,7 @@ def trigger_lines(project: Project, result: ResultFile) -> list[str]:
     """The trigger scores the result file records (reports/trigger_lines.py)."""
     from skill_be.reports.trigger_lines import recorded_lines
 
-    entries = [(s.name, result.skills[s.name].triggers) for s in project.skills if s.name in result.skills]
+    entries = [(s.name, result.skills[s.name].get("triggers")) for s in project.skills if s.name in result.skills]
     return [line for name, t in entries if t for line in recorded_lines(name, t)]
 
 
@@ -102,7 +104,7 @@ def _problem(project: Project, skill: Skill, result: ResultFile) -> str | None:
     what = what_changed(project, skill, entry)  # names the file or key
     if what is not None:
         return f'  - skill "{skill.name}": changed since its last run ({what}); {rerun}'
-    if not entry.ready:
-        why = "; ".join(entry.reasons) if entry.reasons else "no reason recorded"
-        return strings.VERIFY_NOT_READY.format(skill=skill.name, date=entry.date, why=why, rerun=rerun)
+    if not entry["ready"]:
+        why = "; ".join(entry["reasons"]) if entry["reasons"] else "no reason recorded"
+        return strings.VERIFY_NOT_READY.format(skill=skill.name, date=entry["date"], why=why, rerun=rerun)
     return None

@@ -32,7 +32,7 @@ from skill_be.reports.pr_comment import GateView, SkillView, TokenSum, render
 from skill_be.reports.quote import secret_forms
 
 if TYPE_CHECKING:
-    from skill_be.results.result_file import ResultFile
+    from skill_be.results.result_file import ResultEntry, ResultFile
     from skill_be.results.summary_models import CheckDocument, CheckSummary, SummaryModel
 
 # Variables a child never needs: the action's inputs (the token among them) and the runner's own tokens.
@@ -208,7 +208,7 @@ def build_view(
         changed = {s.name: _changed(project, s, entries) for s in project.skills}
         names = [s.name for s in project.skills]
         skills = gather.skills_from_result_file(written.result_file, names, changed, evals, ctx.workspace, cwd)
-        models = tuple(dict.fromkeys(m for e in entries.values() for m in e.models))
+        models = tuple(dict.fromkeys(m for e in entries.values() for m in e["models"]))
     checks, problems = gather.checks_of(written.checks, cwd, ctx.workspace)
     comparison = _comparison(inputs, ctx, cwd, project, written)
     view = GateView(
@@ -253,13 +253,13 @@ def _comparison(inputs: Inputs, ctx: Context, cwd: Path, project: Any, written: 
     return base if previous is None else with_base_sides(previous, base)
 
 
-def _changed(project: Any, skill: Any, entries: Mapping[str, Any]) -> bool:
+def _changed(project: Any, skill: Any, entries: Mapping[str, ResultEntry]) -> bool:
     """Whether the skill changed since its result file entry. a version-1 entry (the
     Node tool's, skill-be 0.1's) compares the version-1 way."""
     entry = entries.get(skill.name)
     if entry is None:
         return True
-    fp = entry.fingerprint
+    fp = entry["fingerprint"]
     v2 = isinstance(fp, str) and fp.startswith("v2:")
     return bool(fp != (project.fingerprint(skill) if v2 else project.legacy_fingerprint(skill)))
 

@@ -180,13 +180,14 @@ def tables_from_summary(skill: SkillSummary) -> tuple[ModelTable, ...]:
 def tables_from_scores(scores: Sequence[Score] | None) -> tuple[ModelTable, ...]:
     per_model: dict[str, list[Row]] = {}
     for x in scores or ():
-        base, base_n = _arm(*x.baseline)
-        skill, skill_n = _arm(*x.with_skill)
-        per_model.setdefault(x.model, []).append(
+        b, w = x["baseline"], x["withSkill"]
+        base, base_n = _arm(b["passed"], b["total"])
+        skill, skill_n = _arm(w["passed"], w["total"])
+        per_model.setdefault(x["model"], []).append(
             Row(
-                scenario=x.scenario,
-                line=x.line,
-                critical=x.critical,
+                scenario=x["scenario"],
+                line=x["line"],
+                critical=x["critical"],
                 baseline=base,
                 with_skill=skill,
                 baseline_n=base_n,
@@ -267,17 +268,18 @@ def skills_from_result_file(
             out.append(SkillView(name=name, ready=None, changed=True))
             continue
         lines = scenario_lines(eval_file) if eval_file else {}
-        scenarios = list(dict.fromkeys([*lines, *(x.scenario for x in e.scores or ())]))
+        scores, why, reasons = e.get("scores"), tuple(e.get("why") or ()), tuple(e["reasons"])
+        scenarios = list(dict.fromkeys([*lines, *(x["scenario"] for x in scores or ())]))
         out.append(
             SkillView(
                 name=name,
-                ready=e.ready,
-                reasons=e.reasons,
-                why=e.why or (),
+                ready=e["ready"],
+                reasons=reasons,
+                why=why,
                 changed=changed.get(name, False),
-                recorded=e.date,
-                tables=tables_from_scores(e.scores),
-                blocking=_blocking_from_why(e.reasons, e.why or (), scenarios),
+                recorded=e["date"],
+                tables=tables_from_scores(scores),
+                blocking=_blocking_from_why(reasons, why, scenarios),
                 eval_file=repo_path(str(eval_file), cwd, workspace) if eval_file else None,
                 scenario_lines=lines,
             )

@@ -1,4 +1,4 @@
-"""JUnit XML from summary.json's skills: a test suite per skill, a test case per line and model.
+"""JUnit XML from summary.json's skills, typed (`results/summary_models.py` `SkillSummary`): a test suite per skill, a test case per line and model.
 
 A line that blocks the gate is a failure with the reason; an output that could not be generated,
 graded or tested is an error on its scenario's test cases; a "Release Gate" test case carries every
@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 from xml.etree import ElementTree as ET
 
 from skill_be.reports import strings
 from skill_be.reports.quote import one_line
 from skill_be.reports.strings import signed
+
+if TYPE_CHECKING:
+    from skill_be.results.summary_models import LineSummary, OutputSummary, SkillSummary
 
 GATE_CASE = "Release Gate"
 # Characters XML 1.0 cannot hold, even escaped: an answer's error text may carry them.
@@ -27,48 +30,44 @@ def _flat(text: object, limit: int = 2_000) -> str:
     return one_line(text, limit, hidden="\ufffd")
 
 
-def _seconds(outputs: Sequence[Mapping[str, Any]]) -> float:
+def _seconds(outputs: Sequence[OutputSummary]) -> float:
     """The outputs' time: every generation and every grading of them."""
     total = 0.0
     for o in outputs:
-        total += float(o.get("seconds") or 0)
-        total += sum(float(g.get("seconds") or 0) for g in o.get("gradings") or ())
+        total += float(o.seconds or 0)
+        total += sum(float(g.seconds or 0) for g in o.gradings)
     return total
 
 
-def _scores(x: Mapping[str, Any]) -> str:
-    return f"baseline {x['baseline']}%, with skill {x['withSkill']}%, delta {signed(int(x['delta']))}pp"
+def _scores(x: LineSummary) -> str:
+    return f"baseline {x.baseline}%, with skill {x.with_skill}%, delta {signed(int(x.delta))}pp"
 
 
-def _suite(name: str, skill: Mapping[str, Any]) -> ET.Element:
-    gate = skill.get("gate") or {}
-    zero = {(z["scenario"], z["line"]) for z in gate.get("zero") or ()}
-    regressions = {(r["scenario"], r["model"], r["line"]): r for r in gate.get("regressions") or ()}
-    suite = ET.Element("testsuite", name=name)
-    props = ET.SubElement(suite, "properties")
-    ET.SubElement(props, "property", name="ready", value="true" if skill.get("ready") else "false")
+def _line_cases(name: str, skill: SkillSummary, props: ET.Element) -> tuple[list[ET.Element], float]:
+    """A test case per line and model (its scores also as a suite property), and the outputs' time."""
+    zero = {(z.scenario, z.line) for z in skill.gate.zero}
+    regressions = {(r.scenario, r.model, r.line): r for r in skill.gate.regressions}
     cases: list[ET.Element] = []
     total = 0.0
-    for sc in skill.get("scenarios") or ():
-        for model, m in (sc.get("models") or {}).items():
-            outputs = m.get("outputs") or []
-            seconds = _seconds(outputs)
+    for sc in skill.scenarios:
+        for model, m in sc.models.items():
+            seconds = _seconds(m.outputs)
             total += seconds
             # One line each: an error may carry the answer's text (a runner's fatal event, a test message).
-            problems = [_flat(e) for o in outputs for e in o.get("errors") or ()]
-            for x in m.get("lines") or ():
-                line = _flat(x["line"], 500)
-                ET.SubElement(props, "property", name=f"{sc['id']} / {line} / {model}", value=_scores(x))
-                case = ET.Element("testcase", name=f"{sc['id']} / {line}", classname=f"{name}.{model}")
+            problems = [_flat(e) for o in m.outputs for e in o.errors]
+            for x in m.lines:
+                line = _flat(x.line, 500)
+                ET.SubElement(props, "property", name=f"{sc.id} / {line} / {model}", value=_scores(x))
+                case = ET.Element("testcase", name=f"{sc.id} / {line}", classname=f"{name}.{model}")
                 case.set("time", f"{seconds:.3f}")
-                if (sc["id"], x["line"]) in zero:
+                if (sc.id, x.line) in zero:
                     why = "universal 0%: it scored 0% with the skill on every model"
                     ET.SubElement(case, "failure", message=why, type="universal-zero").text = why
-                reg = regressions.get((sc["id"], model, x["line"]))
+                reg = regressions.get((sc.id, model, x.line))
                 if reg is not None:
                     why = (
-                        f"regression on a critical scenario: {reg['baseline']}% → {reg['withSkill']}% "
-                        f"({signed(int(reg['withSkill']) - int(reg['baseline']))}pp)"
+                        f"regression on a critical scenario: {reg.baseline}% → {reg.with_skill}% "
+                        f"({signed(int(reg.with_skill) - int(reg.baseline))}pp)"
                     )
                     ET.SubElement(case, "failure", message=why, type="regression").text = why
                 if problems:
@@ -77,13 +76,21 @@ def _suite(name: str, skill: Mapping[str, Any]) -> ET.Element:
                     ).text = "\n".join(problems)
                 ET.SubElement(case, "system-out").text = _scores(x)
                 cases.append(case)
-    if skill.get("triggers"):
+    return cases, total
+
+
+def _suite(name: str, skill: SkillSummary) -> ET.Element:
+    suite = ET.Element("testsuite", name=name)
+    props = ET.SubElement(suite, "properties")
+    ET.SubElement(props, "property", name="ready", value="true" if skill.ready else "false")
+    cases, total = _line_cases(name, skill, props)
+    if skill.triggers is not None:
         from skill_be.reports.triggers import junit_cases
 
-        cases += junit_cases(name, skill["triggers"])
+        cases += junit_cases(name, skill.triggers)
     gate_case = ET.Element("testcase", name=GATE_CASE, classname=name, time="0.000")
-    if not skill.get("ready"):
-        reasons = [_flat(r) for r in skill.get("reasons") or ()] or [strings.NOT_READY]
+    if not skill.ready:
+        reasons = [_flat(r) for r in skill.reasons] or [strings.NOT_READY]
         ET.SubElement(gate_case, "failure", message=strings.NOT_READY, type="gate").text = "\n".join(reasons)
     cases.append(gate_case)
     suite.extend(cases)
@@ -98,8 +105,9 @@ def _suite(name: str, skill: Mapping[str, Any]) -> ET.Element:
     return suite
 
 
-def junit_xml(skills: Mapping[str, Any], name: str = "skill-be") -> str:
-    """The whole document: `skills` is summary.json's `skills` object, in its order."""
+def junit_xml(skills: Mapping[str, SkillSummary], name: str = "skill-be") -> str:
+    """The whole document: `skills` is summary.json's skills, typed (`results/summary_file.typed_skills`
+    turns the document a run builds into them), in its order."""
     root = ET.Element("testsuites", name=name)
     suites = [_suite(skill_name, skill) for skill_name, skill in skills.items()]
     root.extend(suites)

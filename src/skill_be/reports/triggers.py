@@ -3,8 +3,8 @@ the Release Gate's lines and reasons, the JUnit test cases and the `triggers` co
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from xml.etree import ElementTree as ET
 
 from skill_be.engine.trigger_scores import (
@@ -19,6 +19,9 @@ from skill_be.engine.trigger_scores import (
 )
 from skill_be.engine.triggers import query_id
 from skill_be.project.triggers import NEAR, SHOULD, SHOULD_NOT
+
+if TYPE_CHECKING:
+    from skill_be.results.trigger_models import TriggerCallModel, TriggersModel
 
 HEADING = "### Trigger evals"
 KIND_WORDS = {SHOULD: "should", SHOULD_NOT: "shouldNot", NEAR: "near miss"}
@@ -98,26 +101,26 @@ def trigger_bullets(t: TriggerResult | None) -> list[str]:
     return out
 
 
-def junit_cases(skill: str, triggers: Mapping[str, Any]) -> list[ET.Element]:
+def junit_cases(skill: str, triggers: TriggersModel) -> list[ET.Element]:
     """A test case per query and model: a should query fails when its reps did not load the skill,
     a shouldNot query when they did (the case's text has the counts); failed calls are errors."""
     cases: list[ET.Element] = []
-    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
-    for c in triggers.get("calls") or ():
-        groups.setdefault((str(c["id"]), str(c["model"])), []).append(c)
+    groups: dict[tuple[str, str], list[TriggerCallModel]] = {}
+    for c in triggers.calls or ():
+        groups.setdefault((c.id, c.model), []).append(c)
     for (qid, model), calls in groups.items():
-        kind = str(calls[0]["kind"])
-        answered = [c for c in calls if not c.get("error")]
-        me = (triggers.get("offered") or [skill])[0]
-        loaded = sum(1 for c in answered if c.get("loaded") == me)
-        case = ET.Element("testcase", name=f"trigger {qid}: {calls[0]['query']}", classname=f"{skill}.{model}")
-        case.set("time", f"{sum(float(c.get('seconds') or 0) for c in calls):.3f}")
+        kind = calls[0].kind
+        answered = [c for c in calls if not c.error]
+        me = (triggers.offered or [skill])[0]
+        loaded = sum(1 for c in answered if c.loaded == me)
+        case = ET.Element("testcase", name=f"trigger {qid}: {calls[0].query}", classname=f"{skill}.{model}")
+        case.set("time", f"{sum(float(c.seconds or 0) for c in calls):.3f}")
         text = f"{KIND_WORDS.get(kind, kind)}: loaded {skill} in {loaded} of {len(answered)} calls"
         wrong = len(answered) - loaded if kind == SHOULD else loaded
         if wrong:
             why = f"{text}; expected {'every' if kind == SHOULD else 'none'}"
             ET.SubElement(case, "failure", message=why, type="trigger").text = why
-        errors = [str(c["error"]) for c in calls if c.get("error")]
+        errors = [str(c.error) for c in calls if c.error]
         if errors and not wrong:
             ET.SubElement(
                 case, "error", message=f"{len(errors)} trigger call(s) failed", type="error"

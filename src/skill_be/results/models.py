@@ -1,14 +1,16 @@
 """The one definition of the result file (`skill-be.result.json`). Readers go through this model, so
-a hand-edited or older file is one line naming the key, never a traceback."""
+a hand-edited or older file is one line naming the key, never a traceback; the writer
+(`results/result_file.result_text`) gives each mapping's keys in the order of the fields here and keeps
+numbers as given, so a file read and written again keeps its bytes (tests/unit/results/test_result_bytes.py
+holds the fixtures to this model's dump)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, WithJsonSchema
 
 from skill_be.project.fields import (
-    Amount,
     AnyText,
     Count,
     Flag,
@@ -19,6 +21,10 @@ from skill_be.project.fields import (
     TextList,
 )
 from skill_be.results.trigger_models import TriggersModel
+from skill_be.results.written import Real
+
+# A number of 0 or more (tokens, USD), kept as written: `120` stays `120`, not `120.0`.
+Amount = Annotated[Real, Field(ge=0), WithJsonSchema({"minimum": 0, "type": "number"})]
 
 # --- skill-be.result.json --------------------------------------------------------------------------
 
@@ -91,11 +97,11 @@ class ResultEntryModel(Known):
     fingerprint: Text = Field(description="SHA-256 over the skill's SKILL.md, eval file, config (and tests)")
     ready: Flag = Field(description="the verdict of that run")
     reasons: TextList = Field(description="why the gate blocked it (empty when it passed)")
+    models: TextList = Field(description="the labels of the models under test")
+    grader: AnyText
     why: ListOf(ReasonRecord, "why") | None = Field(  # type: ignore[valid-type]
         None, description="the same reasons as data, one per entry of reasons, in its order (skill-be)"
     )
-    models: TextList = Field(description="the labels of the models under test")
-    grader: AnyText
     scores: ListOf(ScoreModel, "scores") | None = Field(  # type: ignore[valid-type]
         None, description="each line's pass counts per model and arm (skill-be; absent in the Node tool's files)"
     )

@@ -1,11 +1,17 @@
-"""skill-be.result.json: the committed record of each skill's last run."""
+"""skill-be.result.json: the committed record of each skill's last run.
+
+Its one description is `results/models.py` `ResultFileModel`. An entry is its JSON document, typed
+(`ResultEntry`, keys as the file spells them), so nothing converts it to or from the file by hand:
+reading validates it (against the schema generated from the model, else through the model) and hands
+the document over; writing puts it in the model's shape (`result_text`). pydantic stays out of
+`verify` and `run` where the schema's check suffices (start-up, bench/verify_startup.py)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, TypedDict
 
 from skill_be import __version__
 from skill_be.errors import ConfigError
@@ -20,69 +26,40 @@ if TYPE_CHECKING:
     from skill_be.engine.runner import SkillRun
 
 
-class Score(NamedTuple):
-    """One line's pass counts on one model, per arm: the result file's `scores` entries."""
+class ArmCount(TypedDict):
+    passed: int  # reps whose verdict on the line passed
+    total: int
+
+
+class Score(TypedDict):
+    """One line's pass counts on one model, per arm: an entry of `scores` (`ScoreModel`)."""
 
     model: str
     scenario: str
     line: str  # the criterion, or "[test] <name>"
     kind: str  # criterion | test
     critical: bool
-    baseline: tuple[int, int]  # passed, total
-    with_skill: tuple[int, int]
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "model": self.model,
-            "scenario": self.scenario,
-            "line": self.line,
-            "kind": self.kind,
-            "critical": self.critical,
-            "baseline": {"passed": self.baseline[0], "total": self.baseline[1]},
-            "withSkill": {"passed": self.with_skill[0], "total": self.with_skill[1]},
-        }
+    baseline: ArmCount
+    withSkill: ArmCount
 
 
-class ResultEntry(NamedTuple):
+class ResultEntry(TypedDict):
+    """One skill's entry (`ResultEntryModel`), keys as the file spells them. An optional key is absent
+    or None (the writer leaves it out, as the reader reads a null)."""
+
     date: str
     fingerprint: str
     ready: bool
-    reasons: tuple[str, ...]
-    models: tuple[str, ...]
+    reasons: list[str]
+    models: list[str]
     grader: str
-    scores: tuple[Score, ...] | None = None  # None: not recorded (the Node tool's files); verify ignores it
-    gate: Mapping[str, object] | None = None  # the rule and levels that decided (engine.gate.Levels.to_json)
-    triggers: Mapping[str, object] | None = None  # trigger evals' scores (results/triggers.py), no calls
-    reps: int | None = None  # the reps it ran with; None in older files (verify skips the check)
-    inputs: Mapping[str, str] | None = None  # each fingerprint part's hash (project/fingerprint.py v2)
-    usage: Mapping[str, object] | None = None  # tokens and cost per answer (engine/pricing.answer_usage)
-    # the reasons as data (engine/reasons.py, reports/gate.py recorded_reasons); None in older files
-    why: tuple[Mapping[str, str], ...] | None = None
-
-    def to_json(self) -> dict[str, object]:
-        doc: dict[str, object] = {
-            "date": self.date,
-            "fingerprint": self.fingerprint,
-            "ready": self.ready,
-            "reasons": list(self.reasons),
-            "models": list(self.models),
-            "grader": self.grader,
-        }
-        if self.why is not None:
-            doc["why"] = [dict(w) for w in self.why]
-        if self.scores is not None:
-            doc["scores"] = [s.to_json() for s in self.scores]
-        if self.gate is not None:
-            doc["gate"] = dict(self.gate)
-        if self.triggers is not None:
-            doc["triggers"] = dict(self.triggers)
-        if self.reps is not None:
-            doc["reps"] = self.reps
-        if self.inputs is not None:
-            doc["inputs"] = dict(sorted(self.inputs.items()))
-        if self.usage is not None:
-            doc["usage"] = dict(self.usage)
-        return doc
+    why: NotRequired[list[dict[str, str]] | None]  # the reasons as data (engine/reasons.py Reason.to_json)
+    scores: NotRequired[list[Score] | None]  # absent in the Node tool's files; verify then ignores it
+    gate: NotRequired[Mapping[str, object] | None]  # the rule and levels that decided (engine.gate.Levels.to_json)
+    triggers: NotRequired[Mapping[str, Any] | None]  # trigger evals' scores (results/triggers.py), no calls
+    reps: NotRequired[int | None]  # the reps it ran with; absent in older files (verify skips the check)
+    inputs: NotRequired[Mapping[str, str] | None]  # each fingerprint part's hash (project/fingerprint.py v2)
+    usage: NotRequired[Mapping[str, Any] | None]  # tokens and cost per answer (engine/pricing.answer_usage)
 
 
 class ResultFile(NamedTuple):
@@ -108,7 +85,7 @@ def read_result_file(path: Path) -> ResultFile | None:
         d = checked("result", _model, data, name, Places(text, "json"), _key_path, lenient)
     except ConfigError as e:
         raise ConfigError(f"{e}; {_FIX}") from None
-    return ResultFile(version=d["skillBeVersion"], skills={k: _entry(e) for k, e in d["skills"].items()})
+    return ResultFile(version=d["skillBeVersion"], skills=d["skills"])
 
 
 def _key_path(loc: Sequence[str | int], key: str | None) -> str:
@@ -150,52 +127,121 @@ def _model() -> type[BaseModel]:
     return ResultFileModel
 
 
-def _entry(e: Mapping[str, Any]) -> ResultEntry:
-    scores = e.get("scores")
-    return ResultEntry(
-        date=e["date"],
-        fingerprint=e["fingerprint"],
-        ready=e["ready"],
-        reasons=tuple(e["reasons"]),
-        models=tuple(e["models"]),
-        grader=e["grader"],
-        why=None if e.get("why") is None else tuple(e["why"]),
-        scores=None if scores is None else tuple(_score(x) for x in scores),
-        gate=e.get("gate"),
-        triggers=e.get("triggers"),
-        reps=e.get("reps"),
-        inputs=e.get("inputs"),
-        usage=e.get("usage"),
-    )
-
-
-def _score(x: Mapping[str, Any]) -> Score:
-    b, w = x["baseline"], x["withSkill"]
-    return Score(x["model"], x["scenario"], x["line"], x["kind"], x["critical"], (b["passed"], b["total"]),
-                 (w["passed"], w["total"]))  # fmt: skip
-
-
-def scores_of(run: SkillRun) -> tuple[Score, ...]:
+def scores_of(run: SkillRun) -> list[Score]:
     """The result file's `scores` of one skill's run: every line's pass counts, model by model."""
     critical = {sl.scenario.id: sl.scenario.critical for sl in run.lines}
-    return tuple(
+    return [
         Score(
             model=x.model,
             scenario=x.scenario,
             line=x.line,
             kind=x.kind,
             critical=critical.get(x.scenario, False),
-            baseline=(x.baseline_passed, x.baseline_total),
-            with_skill=(x.with_skill_passed, x.with_skill_total),
+            baseline=ArmCount(passed=x.baseline_passed, total=x.baseline_total),
+            withSkill=ArmCount(passed=x.with_skill_passed, total=x.with_skill_total),
         )
         for x in run.scores
-    )
+    ]
+
+
+def counts(arm: ArmCount) -> tuple[int, int]:
+    """An arm's (passed, total)."""
+    return arm["passed"], arm["total"]
 
 
 def write_result_file(path: Path, skills: Mapping[str, ResultEntry]) -> None:
-    """Rewrite the file atomically, skills in name order, with this version of skill-be."""
-    doc = {
-        "skillBeVersion": __version__,
-        "skills": {name: skills[name].to_json() for name in sorted(skills)},
-    }
-    write_atomic(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    """Rewrite the file atomically, skills in name order (each one's `inputs` too), with this version."""
+    entries = {n: {**skills[n], "inputs": _sorted(skills[n].get("inputs"))} for n in sorted(skills)}
+    write_atomic(path, result_text({"skillBeVersion": __version__, "skills": entries}))
+
+
+def _sorted(inputs: Mapping[str, str] | None) -> dict[str, str] | None:
+    return None if inputs is None else dict(sorted(inputs.items()))
+
+
+def result_text(doc: Mapping[str, Any]) -> str:
+    """The file's text: the document in its model's shape (`results/models.py`): each mapping's keys
+    in the model's order, as the published schema (generated from the model) lists them, optional
+    keys set to None left out, numbers as given. What it holds was checked against the model where
+    it came from: read from the file (`read_result_file`) or made by this run (`checked_entry`)."""
+    from skill_be.project.fastcheck import schema
+
+    root = schema("result")
+    return json.dumps(_in_model_order(doc, root, root), indent=2, ensure_ascii=False) + "\n"
+
+
+def checked_entry(name: str, entry: ResultEntry) -> ResultEntry:
+    """A new entry, once, through its model's check: the schema's (no pydantic), else the model
+    itself, whose ValidationError names the key (skill-be made what its own format refuses)."""
+    from skill_be.project.fastcheck import conforms, schema
+
+    root = schema("result")
+    doc = {"skillBeVersion": __version__, "skills": {name: _in_model_order(entry, _entry_node(root), root)}}
+    if not conforms("result", doc):
+        from skill_be.results.models import ResultFileModel
+
+        ResultFileModel.model_validate(doc)
+    return entry
+
+
+def _entry_node(root: dict[str, Any]) -> object:
+    return root["properties"]["skills"]["additionalProperties"]
+
+
+def _in_model_order(data: object, node: object, root: dict[str, Any]) -> Any:
+    """`data` with each mapping's keys in the order of the schema's `properties` (keys it does not
+    name after them, as given), lists item by item, maps value by value; the rest as it is."""
+    shape = _shaper(node, root, {})
+    return data if shape is None else shape(data)
+
+
+Shape = Callable[[Any], Any]
+
+
+def _shaper(node: object, root: dict[str, Any], memo: dict[int, Shape | None]) -> Shape | None:
+    """The function that puts data of schema `node` in order, built once per node; None where there
+    is nothing to order (a string, a number, a mapping of anything)."""
+    while isinstance(node, dict) and "$ref" in node:
+        node = root["$defs"][node["$ref"].removeprefix("#/$defs/")]
+    if not isinstance(node, dict):
+        return None
+    if id(node) in memo:
+        return memo[id(node)]
+    memo[id(node)] = None  # a schema that contains itself is ordered down to where it repeats
+    props: dict[str, Any] | None = node.get("properties")
+    item = _shaper(node.get("items"), root, memo)
+    value = _shaper(node.get("additionalProperties"), root, memo)
+    shape: Shape | None = None
+    if props is not None:
+        shape = _object(props, set(node.get("required", ())), {k: _shaper(v, root, memo) for k, v in props.items()})
+    elif item is not None:
+        shape = _each(item)
+    elif value is not None:
+        shape = _values(value)
+    memo[id(node)] = shape
+    return shape
+
+
+def _object(props: dict[str, Any], required: set[str], inner: dict[str, Shape | None]) -> Shape:
+    def shape(data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        out = {}
+        for k in props:
+            v = data.get(k)
+            if v is None and (k not in data or k not in required):
+                continue  # absent, or an optional key set to None: left out
+            f = inner[k]
+            out[k] = v if f is None else f(v)
+        out.update((k, v) for k, v in data.items() if k not in props)
+        return out
+
+    return shape
+
+
+def _each(item: Shape) -> Shape:
+    return lambda data: [item(x) for x in data] if isinstance(data, list) else data
+
+
+def _values(value: Shape) -> Shape:
+    return lambda data: {k: value(v) for k, v in data.items()} if isinstance(data, dict) else data

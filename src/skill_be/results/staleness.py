@@ -23,30 +23,32 @@ def config_labels(project: Project) -> list[str]:
 
 def short_of_config(project: Project, entry: ResultEntry) -> str | None:
     """`recorded 1 rep, config asks 3`, or the models the config asks for that the run left out."""
-    if entry.reps is None:
+    reps, models = entry.get("reps"), entry["models"]
+    if reps is None:
         return None
     want = project.config.reps
-    if entry.reps < want:
-        return f"recorded {entry.reps} rep{'s' if entry.reps != 1 else ''}, config asks {want}"
-    missing = [label for label in config_labels(project) if label not in entry.models]
+    if reps < want:
+        return f"recorded {reps} rep{'s' if reps != 1 else ''}, config asks {want}"
+    missing = [label for label in config_labels(project) if label not in models]
     if missing:
-        return f"recorded models {', '.join(entry.models) or 'none'}, config asks also {', '.join(missing)}"
+        return f"recorded models {', '.join(models) or 'none'}, config asks also {', '.join(missing)}"
     return None
 
 
 def what_changed(project: Project, skill: Skill, entry: ResultEntry) -> str | None:
     """None when the fingerprint matches; else the changed files and keys, as the user names them."""
-    if not entry.fingerprint.startswith(V2):
-        if entry.fingerprint == project.legacy_fingerprint(skill):
+    fingerprint, inputs = entry["fingerprint"], entry.get("inputs")
+    if not fingerprint.startswith(V2):
+        if fingerprint == project.legacy_fingerprint(skill):
             return None
         if skill.has_code_tests:
             return "its SKILL.md, its eval file, the config, its tests or its package list"
         return "its SKILL.md, its eval file or the config"
-    if entry.fingerprint == project.fingerprint(skill):
+    if fingerprint == project.fingerprint(skill):
         return None
-    if not entry.inputs:
+    if not inputs:
         return "its files or the config"
-    labels = changed_inputs(entry.inputs, project.inputs(skill))
+    labels = changed_inputs(inputs, project.inputs(skill))
     return "; ".join(dict.fromkeys(_named(project, skill, label) for label in labels)) or "its files or the config"
 
 

@@ -3,7 +3,7 @@ line naming the file, the place and the fix."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +14,7 @@ from skill_be.project.jsonfile import load_json
 
 if TYPE_CHECKING:
     from skill_be.engine.triage import Failure
-    from skill_be.results.summary_models import SummaryModel
+    from skill_be.results.summary_models import SkillSummary, SummaryModel
 
 FIX = 'run "skill-be run" again to write a new one, or delete that run folder'
 
@@ -36,6 +36,18 @@ def parse_summary(text: str, name: str, fix: str = FIX) -> SummaryModel:
         return validate(SummaryModel, data, name, Places(text, "json"))
     except ConfigError as e:
         raise ConfigError(f"{e}; {fix}") from None
+
+
+def typed_skills(skills: Mapping[str, object]) -> dict[str, SkillSummary]:
+    """The skills of a summary.json document skill-be built (`reports/summary.py` `skill_summary`), as
+    their model, for a report that reads types (JUnit). Read as summary.json holds them (through JSON:
+    a tuple is a list there); a ValidationError here is skill-be's bug."""
+    import json
+
+    from skill_be.results.summary_models import SkillSummary
+
+    as_written = json.loads(json.dumps(dict(skills), ensure_ascii=False))
+    return {name: SkillSummary.model_validate(skill) for name, skill in as_written.items()}
 
 
 def failures(summary: SummaryModel, skills: Sequence[str], below: int | None) -> list[Failure]:

@@ -190,7 +190,7 @@ def closing(
     measured, else 1 when anything blocks. With `files` whose `terminal` is set (run on a terminal),
     the verdict-first summary of reports/terminal.py instead, with the same Result line and code."""
     errored = errored or {}
-    ready = {s.name: results[s.name].ready for s in project.skills if s.name not in errored}
+    ready = {s.name: results[s.name]["ready"] for s in project.skills if s.name not in errored}
     lines, code = closing_lines(ready, errored, outcomes, [shown(p) for p in written])
     if fake:  # run --fake: no verdict to give (reports/fake.py)
         lines, code = fake_closing(lines, code, any(c.blocks for c in outcomes))

@@ -20,7 +20,7 @@ from skill_be.reports.errors import error_report, health_keys
 from skill_be.reports.gate import gate_reasons, recorded_reasons
 from skill_be.reports.markdown import Header, skill_report
 from skill_be.reports.summary import run_summary, skill_summary
-from skill_be.results.result_file import ResultEntry, scores_of, write_result_file
+from skill_be.results.result_file import ResultEntry, checked_entry, scores_of, write_result_file
 from skill_be.results.run_dir import RunDir
 from skill_be.results.triggers import triggers_json
 
@@ -143,13 +143,23 @@ class RunFiles:
             self.errored[name] = health
             self.summary(None)
             return report
-        self.results[name] = ResultEntry(
+        self.results[name] = self._entry(run, fingerprint)
+        self.summary(None)
+        if self.fake:  # the result file records measurements; a fake run made none
+            return report
+        write_result_file(self.project.config.result_file, self.results)
+        self.result_written = True
+        return report
+
+    def _entry(self, run: SkillRun, fingerprint: str) -> ResultEntry:
+        """The skill's entry in the result file, checked against its model once, here."""
+        entry = ResultEntry(
             date=self.header.date,
             fingerprint=fingerprint,
             ready=run.gate.ready,
-            reasons=tuple(gate_reasons(run.gate)),
-            why=tuple(recorded_reasons(run.gate)),
-            models=tuple(self.header.labels),
+            reasons=list(gate_reasons(run.gate)),
+            why=recorded_reasons(run.gate),
+            models=list(self.header.labels),
             grader=self.header.grader,
             scores=scores_of(run),
             gate=run.gate.levels.to_json(),
@@ -158,12 +168,7 @@ class RunFiles:
             inputs=self.project.inputs(run.skill),  # verify names what changed
             usage=usage_of(self.project, run),  # tokens and cost against the base
         )
-        self.summary(None)
-        if self.fake:  # the result file records measurements; a fake run made none
-            return report
-        write_result_file(self.project.config.result_file, self.results)
-        self.result_written = True
-        return report
+        return checked_entry(run.skill.name, entry)
 
     def summary(self, checks: Sequence[CheckOutcome] | None) -> Path:
         """summary.json (and results.html), with the skills in the project's order."""

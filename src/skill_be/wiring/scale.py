@@ -6,7 +6,7 @@ filter and shard.json), the JUnit file (`--junit FILE`) and `--dry-run`."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from skill_be.adapters.base import AdapterStartError
@@ -215,11 +215,13 @@ def junit_path(text: str | None) -> Path | None:
     return path
 
 
-def write_junit(path: Path, skills: object) -> Path:
-    from skill_be.reports.junit import junit_xml  # only when asked: keeps the XML code off run's path
+def write_junit(path: Path, skills: Mapping[str, object]) -> Path:
+    # only when asked: keeps the XML code and the summary's models off run's path
+    from skill_be.reports.junit import junit_xml
+    from skill_be.results.summary_file import typed_skills
 
     try:
-        write_atomic(path, junit_xml(skills if isinstance(skills, dict) else {}))
+        write_atomic(path, junit_xml(typed_skills(skills)))
     except OSError as e:
         raise ConfigError(
             f"{shown(path)}: cannot write the JUnit file ({e.strerror or e}); the run folder is written, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -15,8 +16,10 @@ from skill_be.engine.observations import Output
 from skill_be.errors import ConfigError
 from skill_be.project.config import load_config
 from skill_be.reports.junit import GATE_CASE, junit_xml
+from skill_be.results.summary_file import parse_summary, typed_skills
 
 XSD = Path(__file__).parents[2] / "fixtures" / "junit" / "junit-10.xsd"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "summary"
 
 
 def line(name: str, b: int, w: int) -> dict[str, Any]:
@@ -24,24 +27,37 @@ def line(name: str, b: int, w: int) -> dict[str, Any]:
 
 
 def out(seconds: float, errors: list[str] | None = None) -> dict[str, Any]:
-    return {"seconds": seconds, "gradings": [{"seconds": seconds / 2}], "errors": errors or []}
+    """One output as summary.json holds it: its time, one grading's, its errors."""
+    grading = {"k": 1, "verdicts": None, "seconds": seconds / 2}
+    return {"rep": 1, "arm": "withSkill", "seconds": seconds, "gradings": [grading], "errors": errors or []}
+
+
+def scenario(sid: str, models: dict[str, Any]) -> dict[str, Any]:
+    return {"id": sid, "critical": True, "prompt": "", "criteria": [], "tests": [], "models": models}
+
+
+def summary(ready: bool, reasons: list[str], gate: dict[str, Any], scenarios: list[dict[str, Any]]) -> dict[str, Any]:
+    """A skill's whole summary (results/summary_models.py `SkillSummary`): what the JUnit file is
+    rendered from, the keys it does not read at their plainest."""
+    return {"ready": ready, "reasons": reasons, "errors": gate["errors"], "seconds": 0, "fingerprint": "f" * 64,
+            "graded": True, "gate": gate, "scenarios": scenarios}  # fmt: skip
 
 
 SKILLS: dict[str, Any] = {
-    "money": {
-        "ready": False,
-        "reasons": ['universal 0%: split — "Uses allocate"', "regression: ..."],
-        "gate": {
+    "money": summary(
+        False,
+        ['universal 0%: split — "Uses allocate"', "regression: ..."],
+        {
             "zero": [{"scenario": "split", "line": "Uses allocate"}],
             "regressions": [
                 {"scenario": "split", "model": "m2", "line": "Rounds <half> & \x01up", "baseline": 100, "withSkill": 50}
             ],
             "errors": 1,
         },
-        "scenarios": [
-            {
-                "id": "split",
-                "models": {
+        [
+            scenario(
+                "split",
+                {
                     "m1": {
                         "lines": [line("Uses allocate", 0, 0), line("Rounds <half> & \x01up", 50, 100)],
                         "outputs": [out(1.0), out(2.0, ["rep 1 baseline: the generation failed (boom)"])],
@@ -51,20 +67,22 @@ SKILLS: dict[str, Any] = {
                         "outputs": [out(0.5)],
                     },
                 },
-            }
+            )
         ],
-    },
-    "dates": {
-        "ready": True,
-        "reasons": [],
-        "gate": {"zero": [], "regressions": [], "errors": 0},
-        "scenarios": [{"id": "parse", "models": {"m1": {"lines": [line("Uses parse", 0, 100)], "outputs": [out(1)]}}}],
-    },
+    ),
+    "dates": summary(
+        True,
+        [],
+        {"zero": [], "regressions": [], "errors": 0},
+        [scenario("parse", {"m1": {"lines": [line("Uses parse", 0, 100)], "outputs": [out(1)]}})],
+    ),
 }
+TYPED = typed_skills(SKILLS)
+FROM_SUMMARY = XSD.parent / "from-summary"
 
 
 def test_junit_is_valid_against_the_jenkins_schema_with_a_failure_per_blocking_line() -> None:
-    text = junit_xml(SKILLS)
+    text = junit_xml(TYPED)
     xmlschema.XMLSchema(str(XSD)).validate(text)  # raises on any violation
     root = ET.fromstring(text)
     suites = {s.get("name"): s for s in root.findall("testsuite")}
@@ -101,9 +119,54 @@ def test_junit_is_valid_against_the_jenkins_schema_with_a_failure_per_blocking_l
 
 def test_the_schema_check_catches_a_broken_document() -> None:
     """The control: the validator rejects a test case without a name, so the test above can fail."""
-    bad = junit_xml(SKILLS).replace('name="split / Uses allocate"', "", 1)
+    bad = junit_xml(TYPED).replace('name="split / Uses allocate"', "", 1)
     with pytest.raises(xmlschema.XMLSchemaValidationError):
         xmlschema.XMLSchema(str(XSD)).validate(bad)
+
+
+def summaries() -> list[tuple[str, dict[str, Any]]]:
+    """(name, summary.json's skills): every summary fixture, one with trigger calls, and SKILLS above."""
+    found = sorted(p for p in FIXTURES.glob("*.json") if p.name != "shard_manifest.json")
+    docs = [(p.stem, json.loads(p.read_text(encoding="utf-8"))) for p in found]
+    docs.append(("triggers-summary", json.loads((XSD.parent / "triggers-summary.json").read_text(encoding="utf-8"))))
+    return [*((name, doc["skills"]) for name, doc in docs), ("unit-skills", SKILLS)]
+
+
+@pytest.mark.parametrize(("name", "skills"), summaries(), ids=lambda x: x if isinstance(x, str) else "")
+def test_the_xml_from_the_typed_summary_is_what_the_dict_gave(name: str, skills: dict[str, Any]) -> None:
+    """from-summary/*.xml: what the renderer wrote from summary.json's dicts, before it read types."""
+    text = junit_xml(typed_skills(skills))
+    assert text == (FROM_SUMMARY / f"{name}.xml").read_text(encoding="utf-8")
+    xmlschema.XMLSchema(str(XSD)).validate(text)
+
+
+def test_the_typed_summary_is_the_files() -> None:
+    """The trigger fixture is a summary.json its reader takes, and the renderer sees its trigger calls."""
+    path = XSD.parent / "triggers-summary.json"
+    typed = parse_summary(path.read_text(encoding="utf-8"), path.name).skills
+    assert junit_xml(typed) == (FROM_SUMMARY / "triggers-summary.xml").read_text(encoding="utf-8")
+    assert "trigger shouldNot-0" in junit_xml(typed)
+
+
+def test_control_another_summary_gives_other_xml() -> None:
+    """The control: the comparison above sees a changed verdict, a changed score and a dropped call."""
+    want = (FROM_SUMMARY / "unit-skills.xml").read_text(encoding="utf-8")
+    flipped = {**SKILLS, "dates": {**SKILLS["dates"], "ready": False}}
+    assert junit_xml(typed_skills(flipped)) != want
+    moved = json.loads(json.dumps(SKILLS))
+    moved["money"]["scenarios"][0]["models"]["m1"]["lines"][0]["withSkill"] = 1
+    assert junit_xml(typed_skills(moved)) != want
+    path = XSD.parent / "triggers-summary.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["skills"]["money"]["triggers"]["calls"].pop()
+    assert junit_xml(typed_skills(doc["skills"])) != (FROM_SUMMARY / "triggers-summary.xml").read_text(encoding="utf-8")
+
+
+def test_a_partial_summary_is_refused_not_rendered() -> None:
+    """The typed summary needs every key it names (here "errors"): the fixtures above are whole."""
+    partial = {k: v for k, v in SKILLS["dates"].items() if k != "errors"}
+    with pytest.raises(ValueError, match="errors"):
+        typed_skills({"dates": partial})
 
 
 def test_pricing_config_and_its_mistakes(tmp_path: Path) -> None:

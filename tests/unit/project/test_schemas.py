@@ -63,10 +63,19 @@ def test_a_typo_and_a_wrong_type_fail_the_schema() -> None:
 
 
 def test_a_result_file_and_a_summary_written_by_skill_be_are_valid(tmp_path: Path) -> None:
-    from skill_be.results.result_file import ResultEntry, Score, write_result_file
+    from skill_be.results.result_file import ArmCount, ResultEntry, Score, write_result_file
 
     path = tmp_path / "r.json"
-    score = Score("m", "s", "Adds up", "criterion", True, (1, 3), (3, 3))
-    write_result_file(path, {"a": ResultEntry("2026-11-30", "f" * 64, True, (), ("m",), "g", (score,))})
+    score = Score(
+        model="m",
+        scenario="s",
+        line="Adds up",
+        kind="criterion",
+        critical=True,
+        baseline=ArmCount(passed=1, total=3),
+        withSkill=ArmCount(passed=3, total=3),
+    )
+    entry = ResultEntry(date="2026-11-30", fingerprint="f" * 64, ready=True, reasons=[], models=["m"], grader="g")
+    write_result_file(path, {"a": {**entry, "scores": [score]}})
     assert not list(validator("result").iter_errors(json.loads(path.read_text(encoding="utf-8"))))
     assert list(validator("result").iter_errors({"skillBeVersion": "1", "skills": {"a": {"date": 1}}}))

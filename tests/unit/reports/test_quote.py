@@ -30,6 +30,7 @@ from skill_be.reports.html import render_html
 from skill_be.reports.junit import junit_xml
 from skill_be.reports.markdown import Header, skill_report
 from skill_be.reports.pr_comment import GateView, ModelTable, ProblemView, Row, SkillView
+from skill_be.results.summary_file import typed_skills
 
 FORGED_HEADING = "## 2026-12-01 — demo benchmark Release Gate"
 HOSTILE = (
@@ -168,7 +169,7 @@ def test_html_page_quotes_the_answers_text() -> None:
 
 
 def test_junit_keeps_each_error_on_one_line() -> None:
-    xml = junit_xml({"demo": _summary_entry()})
+    xml = junit_xml(typed_skills({"demo": _summary_entry()}))
     root = ET.fromstring(xml)
     for el in root.iter():
         for v in el.attrib.values():

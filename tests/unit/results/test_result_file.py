@@ -23,8 +23,8 @@ def entry(ready: bool = True, fingerprint: str = "ab" * 32) -> ResultEntry:
         date="2026-10-31",
         fingerprint=fingerprint,
         ready=ready,
-        reasons=() if ready else ("Critical regression: split",),
-        models=("claude-sonnet-5-5",),
+        reasons=[] if ready else ["Critical regression: split"],
+        models=["claude-sonnet-5-5"],
         grader="claude-haiku-5-5",
     )
 
@@ -69,7 +69,7 @@ def test_write_then_read(tmp_path: Path) -> None:
 
 def test_unknown_keys_are_kept_out_but_allowed(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
-    doc = {"skillBeVersion": "2.0.0", "extra": 1, "skills": {"a": {**entry().to_json(), "note": "x"}}}
+    doc = {"skillBeVersion": "2.0.0", "extra": 1, "skills": {"a": {**dict(entry()), "note": "x"}}}
     path.write_text(json.dumps(doc))
     back = read_result_file(path)
     assert back is not None and back.skills["a"] == entry() and back.version == "2.0.0"
@@ -114,7 +114,7 @@ def test_text_is_utf8_with_lf(tmp_path: Path) -> None:
     assert path.read_bytes() == "é\nx\n".encode()
 
 
-GOOD = entry().to_json()
+GOOD = dict(entry())
 
 
 @pytest.mark.parametrize(
