@@ -258,6 +258,9 @@ def answer_usage(
         cost = costs[arm]
         if prices and cost is not None:
             entry["costUsd"] = round(cost / n, 8)
+        for name, count in (("cacheReadTokens", tokens[arm].cache_read), ("cacheWriteTokens", tokens[arm].cache_write)):
+            if count:  # only where the provider's prompt cache served the arm: older files stay as they were
+                entry[name] = round(count / n, 1)
         doc[key] = entry
     return {**doc, "estimated": estimated}
 

@@ -200,8 +200,23 @@ def usage_line(base: Any, head: Any, base_name: str, ours: str = "this PR", doll
     if cost is not None:
         line += f" · cost {_usd(cost, dollar)} per answer"
         line += f" ({_usd(cost - then[1], dollar)})" if then is not None and then[1] is not None else ""
+    line += _cached(head)
     estimated = isinstance(head, dict) and head.get("estimated") is True
     return line + (" (tokens estimated from characters)" if estimated else "")
+
+
+def _cached(usage: Any) -> str:
+    """` · with the skill, of its input per answer: 9,000 cache read, 1,100 cache write`: the part of
+    the with-skill arm's input the provider's prompt cache served, where the result file records one."""
+    arm = usage.get("withSkill") if isinstance(usage, dict) else None
+    if not isinstance(arm, dict):
+        return ""
+    counts = [
+        (arm.get(key), word)
+        for key, word in (("cacheReadTokens", strings.CACHE_READ_WORD), ("cacheWriteTokens", strings.CACHE_WRITE_WORD))
+    ]
+    parts = [f"{round(n):,} {word}" for n, word in counts if _num(n) and n]
+    return f" · {strings.CACHED_PER_ANSWER}: {', '.join(parts)}" if parts else ""
 
 
 def _extra(usage: Any) -> tuple[float, float | None] | None:

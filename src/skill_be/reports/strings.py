@@ -116,3 +116,4 @@ CACHED_INPUT_HEAD = "Of the input, from the prompt cache (mean):"
 CACHED_INPUT = "{arm} {read} read, {written} written"
 CACHE_READ_WORD = "cache read"  # the PR comment's token line: "12,400 in (9,000 cache read, 1,100 cache write)"
 CACHE_WRITE_WORD = "cache write"
+CACHED_PER_ANSWER = "with the skill, of its input per answer"  # the result file's usage, against the base

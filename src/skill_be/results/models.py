@@ -61,6 +61,12 @@ class ArmUsage(Known):
     cost_usd: Amount | None = Field(
         None, alias="costUsd", description="mean cost of one answer in USD, when the config prices the models"
     )
+    cache_read_tokens: Amount | None = Field(
+        None, alias="cacheReadTokens", description="of inputTokens: the mean read from the provider's prompt cache"
+    )
+    cache_write_tokens: Amount | None = Field(
+        None, alias="cacheWriteTokens", description="of inputTokens: the mean written to the provider's prompt cache"
+    )
 
 
 class UsageModel(Known):

@@ -54,6 +54,24 @@ def test_usage_is_the_mean_of_one_answer_per_arm_with_its_cost() -> None:
     assert answer_usage(outputs[:2], prices, {"m": "m"}, ARMS) is None  # no with-skill answer: nothing to compare
 
 
+def test_usage_keeps_the_prompt_caches_reads_and_writes_of_one_answer() -> None:
+    outputs = [
+        Out("baseline", "m", 0, "a", Usage(100, 10)),
+        Out("with-skill", "m", 0, "b", Usage(1500, 20, cache_write_tokens=1200)),
+        Out("with-skill", "m", 0, "c", Usage(1500, 20, cache_read_tokens=1200)),
+    ]
+    doc = answer_usage(outputs, {}, {"m": "m"}, ARMS)
+    assert doc is not None
+    assert doc["withSkill"] == {
+        "answers": 2,
+        "inputTokens": 1500.0,
+        "outputTokens": 20.0,
+        "cacheReadTokens": 600.0,
+        "cacheWriteTokens": 600.0,
+    }
+    assert doc["baseline"] == {"answers": 1, "inputTokens": 100.0, "outputTokens": 10.0}  # control: no cache, no keys
+
+
 def usage(base_in: float, skill_in: float, base_cost: float | None = None, skill_cost: float | None = None) -> Any:
     def arm(tokens: float, cost: float | None) -> dict[str, Any]:
         return {"answers": 3, "inputTokens": tokens, "outputTokens": 50, **({"costUsd": cost} if cost else {})}
@@ -90,6 +108,17 @@ def usage(base_in: float, skill_in: float, base_cost: float | None = None, skill
 )
 def test_the_tokens_line(base: Any, head: Any, line: str | None) -> None:
     assert usage_line(base, head, "base") == line
+
+
+def test_the_tokens_line_says_what_the_prompt_cache_served_with_the_skill() -> None:
+    head = usage(400, 1640)
+    head["withSkill"] |= {"cacheReadTokens": 1200.0, "cacheWriteTokens": 40.5}
+    assert usage_line(None, head, "base") == (
+        "Tokens: the skill adds +1,240 input tokens per answer (not recorded at base) · "
+        "with the skill, of its input per answer: 1,200 cache read, 40 cache write"
+    )
+    head["withSkill"] |= {"cacheWriteTokens": 0}  # control: a zero count says nothing
+    assert usage_line(None, head, "base").endswith("per answer: 1,200 cache read")
 
 
 def comparison(base: Any, head: Any) -> Comparison:
