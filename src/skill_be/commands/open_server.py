@@ -44,12 +44,12 @@ def run_page(root: Path, name: str) -> bytes | None:
     if written is not None:
         return with_index_link(written.read_text(encoding="utf-8", errors="replace")).encode("utf-8")
     entry = read_entry(folder)
-    if entry.doc is None:
+    if entry.doc is None or entry.summary is None:
         return None
     from skill_be.reports.html import render_html
 
     texts, replies = page_inputs(folder, entry.doc)
-    return with_index_link(render_html(entry.doc, texts, replies)).encode("utf-8")
+    return with_index_link(render_html(entry.summary, texts, replies)).encode("utf-8")
 
 
 def confined(root: Path, parts: list[str]) -> Path | None:

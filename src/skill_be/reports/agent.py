@@ -4,11 +4,15 @@ time (Markdown), and for the HTML page each rep's numbers with links to its tran
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import ARMS
 from skill_be.results.run_dir import safe_name
+
+if TYPE_CHECKING:
+    from skill_be.results.run_pages import AgentFiles
+    from skill_be.results.summary_models import OutputSummary
 
 AGENT_NOTE = (
     "Agent scenarios: the model acts through its CLI in a workspace; with skill installs the whole skill "
@@ -58,12 +62,21 @@ def has_agent(outputs: Sequence[Output]) -> bool:
     return any("agent" in o.meta for o in outputs)
 
 
-def agent_view(o: Mapping[str, Any], skill: str, scenario: str, model: str) -> dict[str, Any] | None:
+def agent_view(
+    o: OutputSummary, skill: str, scenario: str, model: str, files: Mapping[str, AgentFiles] | None = None
+) -> dict[str, Any] | None:
     """For results.html: a rep's agent numbers and the links to its transcript and diff (the files
     sit beside the page in the run folder)."""
-    adapter = o.get("adapter")
-    data = adapter.get("agent") if isinstance(adapter, Mapping) else None
-    if not isinstance(data, Mapping):
+    data = o.adapter.agent if o.adapter is not None else None
+    if data is None:
         return None
-    stem = f"{skill}/{scenario}/{safe_name(model)}/rep-{o['rep']}-{o['arm']}"
-    return {**data, "transcript": f"{stem}.transcript.json", "diff": f"{stem}.diff"}
+    stem = f"{skill}/{scenario}/{safe_name(model)}/rep-{o.rep}-{o.arm}"
+    return {
+        "loaded": data.loaded,
+        "turns": data.turns,
+        "toolCalls": data.tool_calls,
+        "inputTokens": data.input_tokens,
+        "outputTokens": data.output_tokens,
+        "transcript": f"{stem}.transcript.json",
+        "diff": f"{stem}.diff",
+    }

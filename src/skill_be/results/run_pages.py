@@ -7,10 +7,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_be.errors import ConfigError
 from skill_be.results.run_dir import run_folders
+
+if TYPE_CHECKING:
+    from skill_be.results.summary_models import SummaryModel
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,7 @@ class RunEntry:
     doc: Mapping[str, Any] | None
     problem: str = ""
     has_page: bool = False
+    summary: SummaryModel | None = None  # `doc` read through its model
 
 
 def read_entry(path: Path) -> RunEntry:
@@ -34,10 +38,19 @@ def read_entry(path: Path) -> RunEntry:
     except (OSError, UnicodeDecodeError) as e:
         return RunEntry(path.name, None, f"summary.json cannot be read ({e})", has_page)
     try:
-        parse_summary(text, f"{path.name}/summary.json")
+        summary = parse_summary(text, f"{path.name}/summary.json")
     except ConfigError as e:
         return RunEntry(path.name, None, str(e), has_page)
-    return RunEntry(path.name, json.loads(text), "", has_page)
+    return RunEntry(path.name, json.loads(text), "", has_page, summary)
+
+
+@dataclass(frozen=True)
+class AgentFiles:
+    """What an agent rep left beside its answer, for its page: the transcript's document (None when
+    missing or unreadable) and the workspace diff (None when missing)."""
+
+    transcript: Mapping[str, Any] | None
+    diff: str | None
 
 
 Seen = dict[Path, tuple[tuple[int, int], RunEntry]]  # a folder -> its summary.json's (mtime, size), entry

@@ -3,9 +3,9 @@ line naming the file, the place and the fix."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
@@ -36,6 +36,13 @@ def parse_summary(text: str, name: str, fix: str = FIX) -> SummaryModel:
         return validate(SummaryModel, data, name, Places(text, "json"))
     except ConfigError as e:
         raise ConfigError(f"{e}; {fix}") from None
+
+
+def typed_summary(summary: SummaryModel | Mapping[str, Any]) -> SummaryModel:
+    """summary.json's document as its model (one the run is about to write, or one already read)."""
+    from skill_be.results.summary_models import SummaryModel
+
+    return summary if isinstance(summary, SummaryModel) else SummaryModel.of(dict(summary))
 
 
 def failures(summary: SummaryModel, skills: Sequence[str], below: int | None) -> list[Failure]:
