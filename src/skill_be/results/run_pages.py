@@ -115,3 +115,37 @@ def page_inputs(run: Path, doc: Mapping[str, Any]) -> tuple[dict[str, str], dict
                     got = [_text(_inside(run, f"{stem}.grading-{g.get('k')}.md")) for g in o.get("gradings", [])]
                     replies[file] = [r or "" for r in got]
     return texts, replies
+
+
+def agent_inputs(run: Path, doc: Mapping[str, Any]) -> dict[str, AgentFiles]:
+    """Each agent rep's transcript (rep-*.transcript.json) and diff (rep-*.diff) in the run folder, by
+    the rep's stem (skill/scenario/model/rep-N-arm, the model as its folder is named). A file
+    outside the run folder, or a transcript that is not a JSON object, is left out."""
+    from skill_be.results.run_dir import safe_name
+
+    out: dict[str, AgentFiles] = {}
+    for name, skill in doc.get("skills", {}).items():
+        for sc in skill.get("scenarios", []):
+            for label, m in sc.get("models", {}).items():
+                for o in m.get("outputs", []):
+                    if not isinstance((o.get("adapter") or {}).get("agent"), Mapping):
+                        continue
+                    stem = f"{name}/{sc.get('id')}/{safe_name(label)}/rep-{o.get('rep')}-{o.get('arm')}"
+                    out[stem] = AgentFiles(_json(_text(_inside(run, f"{stem}.transcript.json"))), _diff(run, stem))
+    return out
+
+
+def _json(text: str | None) -> Mapping[str, Any] | None:
+    try:
+        doc = json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+    return doc if isinstance(doc, Mapping) else None
+
+
+def _diff(run: Path, stem: str) -> str | None:
+    path = _inside(run, f"{stem}.diff")
+    try:
+        return None if path is None else path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None

@@ -12,7 +12,7 @@ import pytest
 
 from skill_be import __version__
 from skill_be.reports.html import render_html
-from skill_be.results.run_pages import page_inputs, read_entry
+from skill_be.results.run_pages import agent_inputs, page_inputs, read_entry
 from skill_be.results.summary_file import read_summary
 
 HERE = Path(__file__).parent
@@ -28,7 +28,8 @@ def page_of(path: Path) -> str:
     if path.is_dir():
         entry = read_entry(path)
         assert entry.doc is not None, entry.problem
-        page = render_html(read_summary(path / "summary.json"), *page_inputs(path, entry.doc))
+        texts, replies = page_inputs(path, entry.doc)
+        page = render_html(read_summary(path / "summary.json"), texts, replies, agents=agent_inputs(path, entry.doc))
     else:
         page = render_html(read_summary(path), {}, {})
     return page.replace(f"skill-be {__version__}", VERSION)
