@@ -35,7 +35,7 @@ def run_page(root: Path, name: str) -> bytes | None:
     """A run's results.html with a link back to the index; rendered from its summary.json (and the
     answers in its folder) when the run wrote none; None for no such run or an unreadable one."""
     from skill_be.reports.viewer import with_index_link
-    from skill_be.results.run_pages import page_inputs, read_entry
+    from skill_be.results.run_pages import agent_inputs, page_inputs, read_entry
 
     folder = root / name
     if not (folder / "summary.json").is_file():
@@ -44,12 +44,13 @@ def run_page(root: Path, name: str) -> bytes | None:
     if written is not None:
         return with_index_link(written.read_text(encoding="utf-8", errors="replace")).encode("utf-8")
     entry = read_entry(folder)
-    if entry.doc is None:
+    if entry.doc is None or entry.summary is None:
         return None
     from skill_be.reports.html import render_html
 
     texts, replies = page_inputs(folder, entry.doc)
-    return with_index_link(render_html(entry.doc, texts, replies)).encode("utf-8")
+    page = render_html(entry.summary, texts, replies, agents=agent_inputs(folder, entry.doc))
+    return with_index_link(page).encode("utf-8")
 
 
 def confined(root: Path, parts: list[str]) -> Path | None:

@@ -5,12 +5,15 @@ check run, which shows the comment) render from."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_be.engine.gate import ModelRow
 from skill_be.engine.gate import signed_pp as pp
 from skill_be.reports import strings as s
 from skill_be.reports.quote import md_text
+
+if TYPE_CHECKING:
+    from skill_be.results.summary_models import AcrossRow
 
 HEAD = (
     "| Model | Must hold | Loaded | Baseline | With skill | Delta (95%) | Verdict |\n"
@@ -88,6 +91,27 @@ def across_cells(rows: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, str]
     ]
     required = [str(r["model"]) for r in rows if r.get("required")]
     return cells, required_text(required, len(rows)) if rows else ""
+
+
+def typed_cells(rows: Sequence[AcrossRow]) -> tuple[list[dict[str, str]], str]:
+    """`across_cells` of summary.json's `across` read through its model (results.html)."""
+    cells = [
+        {
+            "model": r.model,
+            "required": "yes" if r.required else "no",
+            "loaded": loaded_text({"agent": r.loaded.agent, "trigger": r.loaded.trigger}),
+            "baseline": _rate({"passed": r.baseline.passed, "total": r.baseline.total}),
+            "with_skill": _rate({"passed": r.with_skill.passed, "total": r.with_skill.total}),
+            "effect": effect_text(
+                None
+                if r.effect is None
+                else {"estimate": r.effect.estimate, "low": r.effect.low, "high": r.effect.high}
+            ),
+            "verdict": r.verdict,
+        }
+        for r in rows
+    ]
+    return cells, required_text([r.model for r in rows if r.required], len(rows)) if rows else ""
 
 
 def table_row(row: Mapping[str, Any], cell: Any = md_text) -> str:

@@ -4,13 +4,16 @@ Pure functions: the Markdown lines from the engine's outputs, the HTML view from
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from skill_be.engine.observations import Output
 from skill_be.engine.prompts import ARM_WORDS
 from skill_be.engine.verdicts import quote_span
 from skill_be.reports.quote import html_text, md_code, md_text
+
+if TYPE_CHECKING:
+    from skill_be.results.summary_models import OutputSummary
 
 NOT_FOUND = "evidence not found"
 NO_QUOTE = "no quote"
@@ -51,19 +54,17 @@ def _md_quote(quote: str | None, found: bool) -> str:
     return md_code(quote) + ("" if found else f" ({NOT_FOUND})")
 
 
-def evidence_view(criteria: Sequence[str], o: Mapping[str, Any], text: str | None) -> dict[str, Any] | None:
+def evidence_view(criteria: Sequence[str], o: OutputSummary, text: str | None) -> dict[str, Any] | None:
     """results.html: an output's criteria with verdicts and quotes, and its answer as HTML with each
     found quote marked; None when its gradings gave no quotes."""
-    graded = [g for g in o.get("gradings", []) if g.get("evidence") and g.get("verdicts") is not None]
-    verdicts = o.get("verdicts") or []
+    graded = [(g.verdicts, g.evidence) for g in o.gradings if g.evidence and g.verdicts is not None]
+    verdicts = o.verdicts or []
     if not graded or len(verdicts) < len(criteria):
         return None
     rows: list[dict[str, Any]] = []
     for i, c in enumerate(criteria):
-        yes = sum(1 for g in graded if g["verdicts"][i])
-        quotes = [
-            {"quote": g["evidence"][i].get("quote"), "found": g["evidence"][i].get("found", False)} for g in graded
-        ]
+        yes = sum(1 for v, _ in graded if v[i])
+        quotes = [{"quote": e[i].quote, "found": e[i].found} for _, e in graded]
         rows.append({"criterion": c, "verdict": bool(verdicts[i]), "yes": yes, "n": len(graded), "quotes": quotes})
     found = [q["quote"] for r in rows for q in r["quotes"] if q["found"] and q["quote"]]
     return {"rows": rows, "marked": marked(text, found) if text is not None else None}

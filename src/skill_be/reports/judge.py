@@ -4,11 +4,13 @@ Markdown lines from the engine's values, summary.json's section, and the HTML's 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from skill_be.engine.judge_noise import JudgeNoise, SplitLine
 from skill_be.reports.quote import md_text
+
+if TYPE_CHECKING:
+    from skill_be.results.summary_models import JudgeSummary
 
 SAME_FAMILY = (
     "the judge {judge} and the model under test {model} are both {family} models: a judge tends to favour its "
@@ -79,30 +81,25 @@ def judge_json(noise: JudgeNoise | None) -> dict[str, object]:
     }
 
 
-def html_splits(judge: Mapping[str, Any] | None) -> dict[tuple[str, str, str], str]:
+def html_splits(judge: JudgeSummary | None) -> dict[tuple[str, str, str], str]:
     """results.html: (scenario, model, line) -> the words shown under a criterion's line."""
     out: dict[tuple[str, str, str], str] = {}
-    for x in (judge or {}).get("lines", []):
-        words = f"gradings split on {x['split']} of {x['answers']} answers"
-        if x.get("judged"):
-            words += f"; the judges disagree on {x['judgesApart']} of {x['judged']}"
-        out[(x["scenario"], x["model"], x["line"])] = noisy_words(x["split"], x["answers"]) if x["flagged"] else words
+    for x in judge.lines if judge else ():
+        words = f"gradings split on {x.split} of {x.answers} answers"
+        if x.judged:
+            words += f"; the judges disagree on {x.judges_apart} of {x.judged}"
+        out[(x.scenario, x.model, x.line)] = noisy_words(x.split, x.answers) if x.flagged else words
     return out
 
 
-def html_notes(judge: Mapping[str, Any] | None) -> list[dict[str, str]]:
+def html_notes(judge: JudgeSummary | None) -> list[dict[str, str]]:
     """results.html: the agreement figure and each flagged line, among the skill's notes."""
     if not judge:
         return []
-    out = [
-        {"kind": "note", "text": f"judge agreement {_pct(judge['agreement'])}% over {judge['graded']} graded criteria"}
-    ]
+    out = [{"kind": "note", "text": f"judge agreement {_pct(judge.agreement)}% over {judge.graded} graded criteria"}]
     out += [
-        {
-            "kind": "note",
-            "text": f'{x["scenario"]} / {x["model"]} — "{x["line"]}": {noisy_words(x["split"], x["answers"])}',
-        }
-        for x in judge.get("lines", [])
-        if x["flagged"]
+        {"kind": "note", "text": f'{x.scenario} / {x.model} — "{x.line}": {noisy_words(x.split, x.answers)}'}
+        for x in judge.lines
+        if x.flagged
     ]
     return out

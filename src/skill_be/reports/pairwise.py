@@ -4,10 +4,13 @@ its interval beside the pass-rate delta, in Markdown, summary.json and results.h
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_be.engine.gate import BaselinePreferred
 from skill_be.engine.pairwise import Comparison, preference
+
+if TYPE_CHECKING:
+    from skill_be.results.summary_models import PairwiseSummary
 
 PREFERS = "prefers the skill's answer: {rate}%, {low} to {high}%"
 PAIRWISE_LINE = (
@@ -81,6 +84,14 @@ def preference_words(section: Mapping[str, Any] | None) -> str | None:
     if not p:
         return None
     return PREFERS.format(rate=round(p["estimate"]), low=round(p["low"]), high=round(p["high"]))
+
+
+def preference_text(section: PairwiseSummary | None) -> str | None:
+    """`preference_words` of summary.json's `pairwise` read through its model (results.html)."""
+    p = section.preference if section is not None else None
+    if p is None:
+        return None
+    return PREFERS.format(rate=round(p.estimate), low=round(p.low), high=round(p.high))
 
 
 def block_text(b: BaselinePreferred) -> str:

@@ -7,10 +7,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skill_be.errors import ConfigError
 from skill_be.results.run_dir import run_folders
+
+if TYPE_CHECKING:
+    from skill_be.results.summary_models import SummaryModel
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,7 @@ class RunEntry:
     doc: Mapping[str, Any] | None
     problem: str = ""
     has_page: bool = False
+    summary: SummaryModel | None = None  # `doc` read through its model
 
 
 def read_entry(path: Path) -> RunEntry:
@@ -34,10 +38,19 @@ def read_entry(path: Path) -> RunEntry:
     except (OSError, UnicodeDecodeError) as e:
         return RunEntry(path.name, None, f"summary.json cannot be read ({e})", has_page)
     try:
-        parse_summary(text, f"{path.name}/summary.json")
+        summary = parse_summary(text, f"{path.name}/summary.json")
     except ConfigError as e:
         return RunEntry(path.name, None, str(e), has_page)
-    return RunEntry(path.name, json.loads(text), "", has_page)
+    return RunEntry(path.name, json.loads(text), "", has_page, summary)
+
+
+@dataclass(frozen=True)
+class AgentFiles:
+    """What an agent rep left beside its answer, for its page: the transcript's document (None when
+    missing or unreadable) and the workspace diff (None when missing)."""
+
+    transcript: Mapping[str, Any] | None
+    diff: str | None
 
 
 Seen = dict[Path, tuple[tuple[int, int], RunEntry]]  # a folder -> its summary.json's (mtime, size), entry
@@ -102,3 +115,37 @@ def page_inputs(run: Path, doc: Mapping[str, Any]) -> tuple[dict[str, str], dict
                     got = [_text(_inside(run, f"{stem}.grading-{g.get('k')}.md")) for g in o.get("gradings", [])]
                     replies[file] = [r or "" for r in got]
     return texts, replies
+
+
+def agent_inputs(run: Path, doc: Mapping[str, Any]) -> dict[str, AgentFiles]:
+    """Each agent rep's transcript (rep-*.transcript.json) and diff (rep-*.diff) in the run folder, by
+    the rep's stem (skill/scenario/model/rep-N-arm, the model as its folder is named). A file
+    outside the run folder, or a transcript that is not a JSON object, is left out."""
+    from skill_be.results.run_dir import safe_name
+
+    out: dict[str, AgentFiles] = {}
+    for name, skill in doc.get("skills", {}).items():
+        for sc in skill.get("scenarios", []):
+            for label, m in sc.get("models", {}).items():
+                for o in m.get("outputs", []):
+                    if not isinstance((o.get("adapter") or {}).get("agent"), Mapping):
+                        continue
+                    stem = f"{name}/{sc.get('id')}/{safe_name(label)}/rep-{o.get('rep')}-{o.get('arm')}"
+                    out[stem] = AgentFiles(_json(_text(_inside(run, f"{stem}.transcript.json"))), _diff(run, stem))
+    return out
+
+
+def _json(text: str | None) -> Mapping[str, Any] | None:
+    try:
+        doc = json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+    return doc if isinstance(doc, Mapping) else None
+
+
+def _diff(run: Path, stem: str) -> str | None:
+    path = _inside(run, f"{stem}.diff")
+    try:
+        return None if path is None else path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None

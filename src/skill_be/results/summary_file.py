@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skill_be.errors import ConfigError
 from skill_be.paths import shown
@@ -48,6 +48,13 @@ def typed_skills(skills: Mapping[str, object]) -> dict[str, SkillSummary]:
 
     as_written = json.loads(json.dumps(dict(skills), ensure_ascii=False))
     return {name: SkillSummary.model_validate(skill) for name, skill in as_written.items()}
+
+
+def typed_summary(summary: SummaryModel | Mapping[str, Any]) -> SummaryModel:
+    """summary.json's document as its model (one the run is about to write, or one already read)."""
+    from skill_be.results.summary_models import SummaryModel
+
+    return summary if isinstance(summary, SummaryModel) else SummaryModel.of(dict(summary))
 
 
 def failures(summary: SummaryModel, skills: Sequence[str], below: int | None) -> list[Failure]:

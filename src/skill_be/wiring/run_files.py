@@ -22,6 +22,7 @@ from skill_be.reports.markdown import Header, skill_report
 from skill_be.reports.summary import run_summary, skill_summary
 from skill_be.results.result_file import ResultEntry, checked_entry, scores_of, write_result_file
 from skill_be.results.run_dir import RunDir
+from skill_be.results.run_pages import AgentFiles
 from skill_be.results.triggers import triggers_json
 
 if TYPE_CHECKING:
@@ -64,11 +65,16 @@ class HtmlInputs:
     def __init__(self) -> None:
         self.texts: dict[str, str] = {}
         self.replies: dict[str, list[str]] = {}
+        self.agents: dict[str, AgentFiles] = {}  # an agent rep's transcript and diff, by its stem
 
-    def add(self, key: str, output: Output) -> None:
+    def add(self, key: str, output: Output, stem: str) -> None:
         if output.text is not None:
             self.texts[key] = output.text
         self.replies[key] = [g.replies[-1] if g.replies else "" for g in output.gradings]
+        if output.agent is not None:
+            transcript = output.agent.get("transcript")
+            diff = output.agent.get("diff")
+            self.agents[stem] = AgentFiles(transcript if isinstance(transcript, Mapping) else None, str(diff or ""))
 
 
 class RunFiles:
@@ -117,7 +123,8 @@ class RunFiles:
                 if file
                 else f"{skill}/{output.scenario}/{output.model}/{output.rep}/{output.arm}"
             )
-            self.html.add(key, output)
+            stem = self.run_dir.output_dir(skill, output.scenario, output.model) / f"rep-{output.rep}-{output.arm}"
+            self.html.add(key, output, stem.relative_to(self.run_dir.path).as_posix())
 
     def skill(self, run: SkillRun, fingerprint: str) -> str:
         """The skill's report (returned, to print), summary.json and the result file."""
@@ -177,7 +184,7 @@ class RunFiles:
         if self.html is not None:
             from skill_be.reports.html import render_html
 
-            page = render_html(doc, self.html.texts, self.html.replies, self.base)
+            page = render_html(doc, self.html.texts, self.html.replies, self.base, self.html.agents)
             self.run_dir.write_page("results.html", page)
         return self.run_dir.write_summary(doc)
 

@@ -299,3 +299,36 @@ def test_the_page_opens_on_what_blocks_and_shows_the_arms_side_by_side(page: str
     single = page.replace("grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);", "")
     (base, skill) = layout(single, tmp_path, 1280)["answers"]
     assert skill[1] >= base[3]
+
+
+# --- an agent rep: its transcript and diff opened ----------------------------------------------------
+
+
+def agent_page() -> str:
+    """The agent run of tests/unit/reports/runs/ with a long unbroken line in a result, the input and the
+    diff, as results.html shows it."""
+    from skill_be.results.run_pages import AgentFiles, agent_inputs, page_inputs, read_entry
+    from skill_be.results.summary_file import read_summary
+
+    run = REPO / "tests" / "unit" / "reports" / "runs" / "agent"
+    entry = read_entry(run)
+    assert entry.doc is not None
+    agents = agent_inputs(run, entry.doc)
+    stem = "greet/greet-file/fake-model/rep-1-with-skill"
+    got = agents[stem]
+    assert got.transcript is not None and got.diff is not None
+    wide = "x" * 600
+    calls = [{"name": "bash", "arguments": {"command": wide}, "result": wide, "isError": False, "turn": 1}]
+    agents[stem] = AgentFiles({**got.transcript, "toolCalls": calls}, got.diff + f"+{wide}\n")
+    return render_html(read_summary(run / "summary.json"), *page_inputs(run, entry.doc), agents=agents)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_an_agent_reps_transcript_and_diff_fit_and_load_nothing(tmp_path: Path, width: int) -> None:
+    html = agent_page()
+    assert '<details class="transcript">' in html and '<span class="add">+' in html
+    assert overflows(html, tmp_path, width) == []
+    assert requests_made(opened(html), tmp_path) == []
+    # control: a diff that keeps its long lines unwrapped sticks out
+    unwrapped = html.replace("</style>", "pre.diff { white-space: pre; word-break: normal; }</style>")
+    assert overflows(unwrapped, tmp_path, width)

@@ -19,6 +19,7 @@ from skill_be.errors import ConfigError
 from skill_be.project.config import load_config
 from skill_be.reports.evidence import evidence_lines, evidence_view, marked
 from skill_be.reports.summary import _grading
+from skill_be.results.summary_models import OutputSummary
 from skill_be.wiring.assembly import engine_settings
 
 ANSWER = "Split it with allocate(10,\n   [1, 1, 1]) and check the SUM is 10."
@@ -107,8 +108,8 @@ def test_the_html_view_marks_found_quotes_and_escapes_the_rest() -> None:
     assert page == "a &lt;b&gt; <mark>allocate(10)</mark> and more"
     out = run(quoted((True, "allocate(10, [1, 1, 1])"), (False, "invented")), "reported")
     o = out.outputs[0]
-    doc = {"verdicts": o.verdicts, "gradings": [_grading(g) for g in o.gradings]}
-    view = evidence_view(CRITERIA, doc, ANSWER)
+    doc = {"rep": 1, "arm": "with-skill", "verdicts": o.verdicts, "gradings": [_grading(g) for g in o.gradings]}
+    view = evidence_view(CRITERIA, OutputSummary.model_validate(doc), ANSWER)
     assert view is not None and view["rows"][1]["quotes"] == [{"quote": "invented", "found": False}]
     assert "<mark>allocate(10,\n   [1, 1, 1])</mark>" in view["marked"]
 

@@ -11,7 +11,7 @@ from skill_be.reports.html import render_html
 
 def test_the_page_shows_the_base_column_only_with_a_comparison() -> None:
     entry = _summary_entry()
-    doc = {"skills": {"demo": entry}, "models": [], "reps": 1, "gradings": 1}
+    doc = {"schema": 1, "skillBeVersion": "0", "skills": {"demo": entry}, "models": [], "reps": 1, "gradings": 1}
     plain = render_html(doc, {}, {})
     assert "vs main" not in plain and 'class="vs-base"' not in plain
     lines = (

@@ -6,6 +6,9 @@ import re
 from typing import Any
 
 from skill_be.reports.html import anchor, blocking, render_html, rep_pairs, verdict_rows
+from skill_be.results.summary_models import OutputSummary, SkillSummary
+
+RUN = {"schema": 1, "skillBeVersion": "0", "reps": 1, "gradings": 3}
 
 
 def output(rep: int, arm: str, verdicts: list[bool], *gradings: list[bool]) -> dict[str, Any]:
@@ -23,7 +26,7 @@ def output(rep: int, arm: str, verdicts: list[bool], *gradings: list[bool]) -> d
 
 
 def skill(ready: bool) -> dict[str, Any]:
-    line = {"line": "Names the <b>total</b>", "baseline": 100, "withSkill": 0, "delta": -100}
+    line = {"line": "Names the <b>total</b>", "kind": "criterion", "baseline": 100, "withSkill": 0, "delta": -100}
     outputs = [
         output(1, "baseline", [True, True], [True, True]),
         output(1, "with-skill", [False, True], [False, True], [False, False], [True, True]),
@@ -33,6 +36,8 @@ def skill(ready: bool) -> dict[str, Any]:
         "graded": True,
         "errors": 0,
         "seconds": 1.0,
+        "fingerprint": "f",
+        "gate": {"zero": [], "regressions": [], "errors": 0},
         "reasons": [] if ready else ['regression: sc / m1 — "Names the <b>total</b>": 100% → 0% (-100pp)', "other"],
         "why": []
         if ready
@@ -43,6 +48,7 @@ def skill(ready: bool) -> dict[str, Any]:
                 "critical": True,
                 "prompt": "p",
                 "criteria": ["Names the <b>total</b>", "Keeps it short"],
+                "tests": [],
                 "models": {"m1": {"lines": [line], "outputs": outputs}},
             }
         ],
@@ -51,17 +57,18 @@ def skill(ready: bool) -> dict[str, Any]:
 
 def test_each_reason_links_to_the_line_it_points_at() -> None:
     s = skill(ready=False)
-    got = blocking("money", s)
+    got = blocking("money", SkillSummary.model_validate(s))
     assert got[0] == {"text": s["reasons"][0], "href": "#" + anchor("money", 0, 0, 0)}
     assert got[1] == {"text": "other", "href": ""}  # no record: no link
     s["why"][0]["line"] = None  # a scenario-wide reason links to the scenario
-    assert blocking("money", s)[0]["href"] == "#" + anchor("money", 0)
+    assert blocking("money", SkillSummary.model_validate(s))[0]["href"] == "#" + anchor("money", 0)
     s["why"][0]["scenario"] = "elsewhere"
-    assert blocking("money", s)[0]["href"] == ""
+    assert blocking("money", SkillSummary.model_validate(s))[0]["href"] == ""
 
 
 def test_criteria_by_their_text_with_the_gradings_that_said_yes() -> None:
     o = output(1, "with-skill", [False, True], [False, True], [False, False], [True, True])
+    o = OutputSummary.model_validate(o)
     rows = verdict_rows(["A", "B"], o)
     assert [(r["criterion"], r["verdict"], r["yes"], r["n"]) for r in rows] == [("A", False, 1, 3), ("B", True, 2, 3)]
     assert verdict_rows(["A", "B", "C"], o) == []  # verdicts that do not cover the criteria: no rows
@@ -73,7 +80,7 @@ def test_the_arms_of_a_rep_are_paired() -> None:
 
 
 def test_the_page_opens_on_what_blocks_and_shows_criteria_by_text() -> None:
-    summary = {"skills": {"money": skill(ready=False)}, "reps": 1, "gradings": 3}
+    summary = {**RUN, "skills": {"money": skill(ready=False)}}
     page = render_html(
         summary, {"s/sc/m1/rep-1-baseline.md": "B answer", "s/sc/m1/rep-1-with-skill.md": "S answer"}, {}
     )
@@ -89,5 +96,5 @@ def test_the_page_opens_on_what_blocks_and_shows_criteria_by_text() -> None:
     assert pair and pair.group(1).index("B answer") < pair.group(1).index("S answer")
     assert "<td>Names the &lt;b&gt;total&lt;/b&gt;</td>" in page  # the criterion's text, escaped
     assert '<td class="verdict fail">NO <span class="muted small">(1 of 3 gradings YES)</span>' in page
-    ready = render_html({"skills": {"money": skill(ready=True)}, "reps": 1, "gradings": 3}, {}, {})
+    ready = render_html({**RUN, "skills": {"money": skill(ready=True)}}, {}, {})
     assert "what-blocks" not in ready and 'class="blocking"' not in ready

@@ -161,7 +161,14 @@ def _summary_entry() -> dict[str, object]:
 
 
 def test_html_page_quotes_the_answers_text() -> None:
-    doc = {"skills": {"demo": _summary_entry()}, "models": [], "reps": 1, "gradings": 1}
+    doc = {
+        "schema": 1,
+        "skillBeVersion": "0",
+        "skills": {"demo": _summary_entry()},
+        "models": [],
+        "reps": 1,
+        "gradings": 1,
+    }
     page = render_html(doc, {}, {})
     assert "<details open><summary>hidden" not in page and "<img" not in page
     assert f"<h2>{FORGED_HEADING}" not in page
