@@ -114,3 +114,7 @@ REFERENCES_BLOCKER = "{found} line(s) that disagree with their reference answers
 # The token line's tail where the provider's prompt cache took part (reports/markdown.py `cache_words`).
 CACHED_INPUT_HEAD = "Of the input, from the prompt cache (mean):"
 CACHED_INPUT = "{arm} {read} read, {written} written"
+
+# Batch mode (reports/batch.py): a batch's progress line and how to go on after an interruption.
+BATCH_PROGRESS = "[batch] {model}: {batch_id} ({how}) {submitted} submitted, {done} done, {failed} failed{end}"
+BATCH_RESUME = "[batch] interrupted? skill-be run --resume {folder} fetches the batches submitted so far"
