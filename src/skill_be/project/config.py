@@ -188,6 +188,13 @@ class Config(NamedTuple):
         return (self.grader, *self.more_graders)
 
 
+# The keys read as they are (the config model validated them): the file's name -> Config's field.
+PLAIN_KEYS = (("reps", "reps"), ("gradings", "gradings"), ("concurrency", "concurrency"),
+              ("timeoutSeconds", "timeout_seconds"), ("graderPrompt", "grader_prompt"),
+              ("withSkillTemplate", "with_skill_template"), ("cache", "cache"), ("batch", "batch"),
+              ("batchPollSeconds", "batch_poll_seconds"))  # fmt: skip
+
+
 def load_config(path: Path) -> Config:
     """Read and validate the config file; every problem is a ConfigError with one clear line."""
     name = shown(path)
@@ -206,13 +213,7 @@ def load_config(path: Path) -> Config:
     top = Where(name, places=places)
     many = isinstance(d["model"], list)
     entries = d["model"] if many else [d["model"]]
-    kw: dict[str, Any] = {}  # the keys the file sets; the others keep the records' defaults
-    for key, attr in (("reps", "reps"), ("gradings", "gradings"), ("concurrency", "concurrency"),
-                      ("timeoutSeconds", "timeout_seconds"), ("graderPrompt", "grader_prompt"),
-                      ("withSkillTemplate", "with_skill_template"), ("cache", "cache"), ("batch", "batch"),
-                      ("batchPollSeconds", "batch_poll_seconds")):  # fmt: skip
-        if key in d:
-            kw[attr] = d[key]
+    kw: dict[str, Any] = {attr: d[key] for key, attr in PLAIN_KEYS if key in d}  # the keys the file sets
     if d.get("pricing"):
         kw["pricing"] = {m: _price(p) for m, p in d["pricing"].items()}
     kw["results"] = _resolve(root, d.get("results", DEFAULT_RESULTS))
