@@ -11,7 +11,8 @@ thread of the test process. It answers the same prompt the same way one by one a
   `output_file_id`, `error_file_id`), `GET /v1/files/{id}/content`.
 
 A batch is `in_progress` for `polls` polls, then ended (while `hold` is set it never ends). `fail` maps
-a word of a prompt to how its item ends the first `times` batches it is in: "errored" or "expired".
+a word of a prompt to how the first request with it (each one with `every`) ends in the first
+`times` batches it is in: "errored" or "expired".
 The answer: a grading ("VERDICTS:" in the prompt) says YES when the answer it grades is ANSWER, else
 NO; a generation answers ANSWER with the skill's docs in the prompt, else PLAIN. `submitted` counts
 each custom_id submitted, `one_by_one` each call made alone, `bodies` keeps every body sent.
@@ -91,7 +92,9 @@ class BatchServer:
         self.hold = threading.Event()  # set: no batch ends
         self.fail: dict[str, str] = {}
         self.times = 1
-        self.failed: Counter[str] = Counter()  # word -> batches it failed in
+        self.every = False  # fail every request with the word, not only the first
+        self.targets: dict[str, str] = {}  # word -> the request it fails
+        self.failed: Counter[tuple[str, str]] = Counter()  # (word, request) -> batches it failed in
         self.submitted: Counter[str] = Counter()  # custom_id -> times submitted
         self.batches: dict[str, dict[str, Any]] = {}  # id -> {"wire", "items", "polls"}
         self.files: dict[str, str] = {}
@@ -123,7 +126,9 @@ class BatchServer:
                 return 200, openai_completion(body)
             if path == "/v1/messages/batches":
                 requests = json.loads(raw)["requests"]
-                return 200, self._anthropic_batch(self._create("anthropic", [(r["custom_id"], r["params"]) for r in requests]))
+                return 200, self._anthropic_batch(
+                    self._create("anthropic", [(r["custom_id"], r["params"]) for r in requests])
+                )
             if path == "/v1/files":
                 return 200, self._upload(raw, ctype)
             if path == "/v1/batches":
@@ -154,14 +159,18 @@ class BatchServer:
         for custom_id, body in items:
             self.submitted[custom_id] += 1
             self.bodies.append(body)
-            outcomes[custom_id] = self._outcome(prompt_of(body))
+            outcomes[custom_id] = self._outcome(prompt_of(body), custom_id)
         self.batches[batch_id] = {"wire": wire, "items": items, "polls": 0, "outcomes": outcomes}
         return batch_id
 
-    def _outcome(self, prompt: str) -> str:
+    def _outcome(self, prompt: str, custom_id: str) -> str:
+        """An item fails in its first `times` batches when its prompt has a word of `fail`: only the
+        first request with that word (a request's id less its attempt), or each one with `every`."""
+        request = custom_id.rsplit("-", 1)[0]
         for word, how in self.fail.items():
-            if word in prompt and self.failed[word] < self.times:
-                self.failed[word] += 1
+            mine = word in prompt and (self.every or self.targets.setdefault(word, request) == request)
+            if mine and self.failed[(word, request)] < self.times:
+                self.failed[(word, request)] += 1
                 return how
         return "succeeded"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from skill_be.adapters.batch import Batcher, BatchProgress, Timing
 from skill_be.engine.calls import Model
-from skill_be.errors import UsageError
+from skill_be.errors import SkillBeError
 from skill_be.paths import shown
 from skill_be.project.config import Config
 from skill_be.project.loader import Project
@@ -27,10 +27,9 @@ def check_batch(config: Config, resumed: bool) -> None:
     flag = "--resume" if resumed else f"--batch (or batch: true in {shown(config.path)})"
     for entry in (*config.models, *config.graders):
         if entry.adapter not in BATCH_APIS:
-            raise UsageError(
+            raise SkillBeError(
                 f"{flag}: model {entry.id} (adapter {entry.adapter}) has no provider batch API; batch mode takes "
-                f"the {' and '.join(BATCH_APIS)} adapters only: run it without batch mode",
-                "run",
+                f"the {' and '.join(BATCH_APIS)} adapters only: run it without batch mode"
             )
 
 
@@ -44,8 +43,8 @@ def batch_priced(project: Project) -> Project:
 def resume_of(folder: str, shard: str | None) -> JournalModel:
     """The journal of the run folder to resume; with --shard, or a folder without a journal, exit 2."""
     if shard is not None:
-        raise UsageError(f"--resume {folder}: a sharded run cannot be resumed; drop --shard (the resumed run "
-                         "does the whole work of the interrupted one)", "run")  # fmt: skip
+        raise SkillBeError(f"--resume {folder}: a sharded run cannot be resumed; drop --shard (the resumed run "
+                         "does the whole work of the interrupted one)")  # fmt: skip
     return read_journal(Path(folder)).doc
 
 
@@ -69,7 +68,7 @@ class Batching:
     def _batched(self, model: Model) -> Model:
         wire = getattr(model.adapter, "batch_wire", None)
         if wire is None:  # pragma: no cover - check_batch refused it before any call
-            raise UsageError(f"--batch: model {model.label} has no provider batch API", "run")
+            raise SkillBeError(f"--batch: model {model.label} has no provider batch API")
         batcher = Batcher(model.label, model.adapter, wire(), self.journal, self.tell, self.timing)  # type: ignore[arg-type]
         self.batchers.append(batcher)
         return Model(model.label, batcher)
