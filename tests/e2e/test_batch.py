@@ -26,6 +26,7 @@ REPS = 2
 CALLS = len(SCENARIOS) * REPS * 2 * 2  # generations of both arms, and one grading each
 PRICE = {"input": 3, "output": 15}
 TIMES = ("startedAt", "seconds")
+LONG_SKILL = "# Money\n\n" + "Use `allocate` to split an amount into parts without losing a cent.\n" * 90
 CALLED = """
 import sys
 p = sys.stdin.read()
@@ -49,14 +50,16 @@ def entry(wire: str, server: BatchServer) -> dict[str, Any]:
             "baseUrl": server.base_url,
             "apiKeyEnv": "BATCH_E2E_KEY",
         }
-    return {"adapter": "openai", "id": "gpt-5", "baseUrl": server.base_url + "/v1", "apiKeyEnv": "BATCH_E2E_KEY"}
+    return {"adapter": "openai", "id": "gpt-5", "baseUrl": server.base_url + "/v1", "apiKeyEnv": "BATCH_E2E_KEY",
+            "promptCaching": True}  # fmt: skip
 
 
-def make(root: Path, wire: str, server: BatchServer, **config: Any) -> Path:
+def make(root: Path, wire: str, server: BatchServer, skill_text: str | None = None, **config: Any) -> Path:
     model = entry(wire, server)
     doc = {"model": model, "grader": model, "reps": REPS, "batchPollSeconds": 0.05,
            "pricing": {model["id"]: PRICE}, **config}  # fmt: skip
-    return project(root, skills={"money": SCENARIOS}, config=doc)
+    text = {"skill_text": skill_text} if skill_text else {}
+    return project(root, skills={"money": SCENARIOS}, config=doc, **text)
 
 
 def without_times(doc: Any) -> Any:
@@ -82,11 +85,11 @@ def summary_of(r: Result) -> Any:
 def test_a_batch_run_writes_the_same_summary_as_the_run_without_batch(
     tmp_path: Path, server: BatchServer, wire: str
 ) -> None:
-    plain = run(make(tmp_path / "plain", wire, server), "run", env=KEY)
+    plain = run(make(tmp_path / "plain", wire, server, LONG_SKILL), "run", env=KEY)
     assert plain.code == 0, plain.stdout + plain.stderr
     assert len(server.one_by_one) == CALLS and not server.batches
     one_by_one = list(server.one_by_one)
-    batched = run(make(tmp_path / "batch", wire, server), "run", "--batch", env=KEY)
+    batched = run(make(tmp_path / "batch", wire, server, LONG_SKILL), "run", "--batch", env=KEY)
     assert batched.code == 0, batched.stdout + batched.stderr
     assert len(server.one_by_one) == CALLS  # nothing more was sent alone
     # one batch of every generation, then one of every grading; each item once, none alone
@@ -97,6 +100,9 @@ def test_a_batch_run_writes_the_same_summary_as_the_run_without_batch(
     key = lambda b: json.dumps(b, sort_keys=True)  # noqa: E731
     in_batches = [body for b in server.batches.values() for _, body in b["items"]]
     assert sorted(map(key, in_batches)) == sorted(map(key, one_by_one))
+    # prompt caching's marks travel in the batch too: the skill's text marked, the cache key sent
+    mark = '"cache_control": {"type": "ephemeral"}' if wire == "anthropic" else '"prompt_cache_key": '
+    assert sum(mark in json.dumps(b) for b in in_batches) >= len(SCENARIOS) * REPS
     # the same summary.json but for the price: batch mode halves the cost
     a, b = summary_of(plain), summary_of(batched)
     cost_a, cost_b = a["skills"]["money"].pop("cost"), b["skills"]["money"].pop("cost")
