@@ -76,12 +76,17 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(raw)
 
     def do_GET(self) -> None:
+        self.server.owner.seen.append(("GET", self.path, dict(self.headers)))
         status, data, text = self.server.owner.get(self.path.rstrip("/"))
         self._reply(status, data, text)
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-        status, data = self.server.owner.post(self.path.rstrip("/"), raw, self.headers.get("content-type", ""))
+        self.server.owner.seen.append(("POST", self.path, dict(self.headers)))
+        try:
+            status, data = self.server.owner.post(self.path.rstrip("/"), raw, self.headers.get("content-type", ""))
+        except AssertionError as e:  # a request the real API would refuse
+            status, data = 400, {"error": {"type": "invalid_request_error", "message": f"refused: {e}"}}
         self._reply(status, data)
 
 
@@ -99,6 +104,7 @@ class BatchServer:
         self.batches: dict[str, dict[str, Any]] = {}  # id -> {"wire", "items", "polls"}
         self.files: dict[str, str] = {}
         self.one_by_one: list[dict[str, Any]] = []
+        self.seen: list[tuple[str, str, dict[str, str]]] = []  # (method, path, headers) of every request
         self.bodies: list[dict[str, Any]] = []  # every body a model was sent, alone or in a batch
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
