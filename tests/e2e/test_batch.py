@@ -265,3 +265,20 @@ def test_resume_refuses_a_shard_and_a_folder_without_a_journal(tmp_path: Path, s
     (folder / "batches.json").write_text(json.dumps({"version": 1, "config": str(root / "skill-be.yaml")}))
     assert run(root, "run", "--resume", str(folder), env=KEY).code == 0
     assert server.batches
+
+
+def test_a_call_the_response_cache_holds_never_enters_a_batch(tmp_path: Path, server: BatchServer) -> None:
+    root = make(tmp_path, "openai", server)
+    first = run(root, "run", "--batch", "--cache", env=KEY)
+    assert first.code == 0, first.stderr
+    assert len(server.batches) == 2 and sum(server.submitted.values()) == CALLS
+    a = summary_of(first)["skills"]["money"]  # read now: a Result reads the latest run folder
+    again = run(root, "run", "--batch", "--cache", env=KEY)
+    assert again.code == 0, again.stderr
+    assert len(server.batches) == 2 and "[batch]" not in again.stderr  # every answer from the cache
+    b = summary_of(again)["skills"]["money"]
+    assert b.pop("calls") == {"made": 0, "cached": CALLS} and a.pop("calls") == {"made": CALLS, "cached": 0}
+    assert a == b
+    # control: without the cache the same run is batched again
+    assert run(root, "run", "--batch", "--no-cache", env=KEY).code == 0
+    assert len(server.batches) == 4
