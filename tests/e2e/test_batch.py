@@ -20,6 +20,8 @@ import pytest
 from tests.e2e.run.helpers import Result, project, run
 from tests.support.batch_server import BatchServer
 
+from skill_be.reports.strings import BATCH_DRY_RUN
+
 KEY = {"BATCH_E2E_KEY": "sk-batch-e2e-1234"}
 SCENARIOS = [{"id": f"s{i}", "prompt": f"Split bill number {i}.", "criteria": ["Uses allocate"]} for i in range(1, 4)]
 REPS = 2
@@ -165,6 +167,7 @@ def test_the_dry_run_prices_the_batch(tmp_path: Path, server: BatchServer) -> No
         return float(next(x for x in r.stdout.splitlines() if x.startswith("Estimated cost")).split("$")[1].split()[0])
 
     assert cost(half) == pytest.approx(cost(full) / 2, rel=0.01)
+    assert BATCH_DRY_RUN in half.stdout.splitlines() and BATCH_DRY_RUN not in full.stdout
     # control: batchDiscount 0 gives the full price
     zero = make(tmp_path / "zero", "anthropic", server, pricing={"claude-sonnet-4-5": {**PRICE, "batchDiscount": 0}})
     assert cost(run(zero, "run", "--dry-run", "--batch", env=KEY)) == pytest.approx(cost(full))

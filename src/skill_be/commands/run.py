@@ -122,6 +122,10 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     if options.dry_run:
         if against:
             print(f"Not in this plan: the previous arm (--against {against}) of each skill changed since then.")
+        if options.batch:
+            from skill_be.reports.strings import BATCH_DRY_RUN
+
+            print(BATCH_DRY_RUN, flush=True)
         return await dry_run(project, settings, cache_on, options.shard)
     # a folder the run cannot write is exit 2 before the first call
     check_run_folders(config.name, config.results, config.result_file)

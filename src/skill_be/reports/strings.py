@@ -118,3 +118,4 @@ CACHED_INPUT = "{arm} {read} read, {written} written"
 # Batch mode (reports/batch.py): a batch's progress line and how to go on after an interruption.
 BATCH_PROGRESS = "[batch] {model}: {batch_id} ({how}) {submitted} submitted, {done} done, {failed} failed{end}"
 BATCH_RESUME = "[batch] interrupted? skill-be run --resume {folder} fetches the batches submitted so far"
+BATCH_DRY_RUN = "Batch mode: each model's calls go as provider batches; every cost below is at the batch price."
