@@ -150,6 +150,7 @@ class Batcher:
     _seen: Counter[str] = field(default_factory=Counter)
     _collector: asyncio.Task[None] | None = None
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    _submissions: set[asyncio.Task[str]] = field(default_factory=set)
     _fetched: dict[str, asyncio.Task[dict[str, ItemResult]]] = field(default_factory=dict)
     _known: dict[str, Submitted] = field(default_factory=dict)
     submitted_items: int = 0  # items this batcher put in a batch it submitted (tests and the summary line)
@@ -206,26 +207,43 @@ class Batcher:
             while count != len(self._pending):
                 count = len(self._pending)
                 await asyncio.sleep(self.timing.settle_seconds)
-            waiting, self._pending = self._pending, []
+            # the calls given up meanwhile (an interrupted run) are not sent
+            waiting, self._pending = [w for w in self._pending if not w.future.done()], []
+            if not waiting:
+                continue
             task = asyncio.create_task(self._batch(waiting))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
     async def _batch(self, waiting: Sequence[_Waiting]) -> None:
         items = [w.item for w in waiting]
+        submit = asyncio.create_task(self._submit(items))
+        self._submissions.add(submit)
+        submit.add_done_callback(self._submissions.discard)
         try:
-            batch_id = await self.wire.submit(items)
+            batch_id = await submit
         except Exception as e:  # nothing was accepted: the items may go in the next batch
             _settle(waiting, {}, ItemResult(None, f"the batch was not submitted: {e or type(e).__name__}"))
             return
-        self.submitted_items += len(items)
-        self.journal.add(Submitted(self.label, self.wire.provider, batch_id, tuple(i.custom_id for i in items)))
         try:
             results = await self._fetch(batch_id, len(items))
         except Exception as e:  # the batch may still run: never submitted again
             _settle(waiting, {}, ItemResult(None, f"batch {batch_id}: {e or type(e).__name__}", retry=False))
             return
         _settle(waiting, results, ItemResult(None, f"not in the results of batch {batch_id}"))
+
+    async def _submit(self, items: Sequence[Item]) -> str:
+        """Submit and journal at once: an accepted batch is in the journal before anything else runs."""
+        batch_id = await self.wire.submit(items)
+        self.submitted_items += len(items)
+        self.journal.add(Submitted(self.label, self.wire.provider, batch_id, tuple(i.custom_id for i in items)))
+        return batch_id
+
+    async def drain(self, seconds: float) -> None:
+        """On the way out of an interrupted run: let a submission in flight be answered and journaled
+        (at most `seconds`), so the batch it made is fetched on resume, not paid for again."""
+        if self._submissions:
+            await asyncio.wait(set(self._submissions), timeout=seconds)
 
     async def _fetch(self, batch_id: str, total: int, *, resumed: bool = False) -> dict[str, ItemResult]:
         """Poll until the batch has ended (telling each change), then its items' results."""

@@ -188,12 +188,20 @@ async def _benchmark(
                 hook=hook, units=units, agents=agents, triggers=triggers, interrupted=kept,
                 arms=arms, judge=pairwise_judge(config.pairwise_gate, against.judge if against else None),
             )  # fmt: skip
-        except BaseException:  # Ctrl-C (or a failure) before the first output: no empty run folder stays
-            run_dir.drop_if_empty()
+        except BaseException:  # Ctrl-C (or a failure)
+            await stopped(run_dir, batching)
             raise
     files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
     code = finish(project, files, junit, said=files.compare_with_base(base))  # run --base: the comparison
     return sharding.finish(shard) if sharding and shard else code
+
+
+async def stopped(run_dir: RunDir, batching: Batching | None) -> None:
+    """A run stopped: a batch being submitted is journaled first (a resume fetches it); a run stopped
+    before its first output leaves no empty run folder."""
+    if batching is not None:
+        await batching.drain()
+    run_dir.drop_if_empty()
 
 
 def batch_run(run_dir: RunDir, project: Project, options: Options) -> Batching | None:

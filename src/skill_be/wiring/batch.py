@@ -19,6 +19,7 @@ from skill_be.project.loader import Project
 from skill_be.results.batch_journal import BatchJournal, JournalModel, read_journal
 from skill_be.wiring.assembly import Parts
 
+DRAIN_SECONDS = 30.0  # how long an interrupted run waits for a batch it is submitting to be journaled
 BATCH_APIS = ("anthropic", "openai")  # the adapters with a provider batch API (adapters/batch_*.py)
 
 
@@ -72,6 +73,11 @@ class Batching:
         batcher = Batcher(model.label, model.adapter, wire(), self.journal, self.tell, self.timing)  # type: ignore[arg-type]
         self.batchers.append(batcher)
         return Model(model.label, batcher)
+
+    async def drain(self) -> None:
+        """An interrupted run: each submission in flight answered and journaled first (DRAIN_SECONDS)."""
+        for b in self.batchers:
+            await b.drain(DRAIN_SECONDS)
 
     def tell(self, progress: BatchProgress) -> None:
         """The progress line on stderr; after the first submission, how to resume."""

@@ -178,3 +178,42 @@ def test_the_progress_line_says_submitted_done_failed_and_the_providers_end() ->
     assert progress_line(BatchProgress("claude", "b", 2, 2, 0, True, None, resumed=True)).endswith(
         "(fetched from an earlier run) 2 submitted, 2 done, 0 failed, ended"
     )
+
+
+@dataclass
+class SlowWire(Wire):
+    """A provider that takes a while to accept a batch."""
+
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def submit(self, items: Sequence[Item]) -> str:
+        self.started.set()
+        await asyncio.sleep(0.05)
+        return await super().submit(items)
+
+
+async def _interrupted(drain: bool) -> tuple[SlowWire, Journal]:
+    wire, journal = SlowWire(), Journal()
+    b = batcher(wire, journal)
+    ctx = CallContext(30, Path("."))
+    call = asyncio.create_task(b.complete("one", ctx))
+    await wire.started.wait()  # its batch is being submitted
+    late = asyncio.create_task(b.complete("two", ctx))
+    await asyncio.sleep(0)
+    call.cancel()
+    late.cancel()  # both callers give up, as on Ctrl-C
+    if drain:
+        await b.drain(5)
+        await asyncio.sleep(0.05)  # past the settle time: a call given up is never sent
+    for task in [*b._tasks, *b._submissions, *([b._collector] if b._collector else [])]:
+        task.cancel()  # what the event loop's shutdown does to what is left
+    await asyncio.sleep(0)
+    return wire, journal
+
+
+def test_an_interrupted_run_journals_the_batch_in_submission_and_sends_no_call_given_up() -> None:
+    wire, journal = asyncio.run(_interrupted(drain=True))
+    assert [len(items) for items in wire.batches.values()] == [1] and len(journal.entries) == 1
+    # control: without the drain the batch the provider may accept is never journaled
+    wire, journal = asyncio.run(_interrupted(drain=False))
+    assert not journal.entries
