@@ -80,6 +80,16 @@ def _run_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="first grade the reference answers (check --graders); stop if one disagrees",
     )
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="send each model's generations, then its gradings, as one provider batch at the batch price (batch: true)",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="<run folder>",
+        help="go on with an interrupted run --batch: its submitted batches are fetched, not paid for again",
+    )
     _comment_option(p)
 
 

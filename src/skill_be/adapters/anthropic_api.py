@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, CallError, Usage
 from skill_be.adapters.choice import Choice, Offered, descriptions, tool_names
 from skill_be.adapters.http_common import KEYS, HttpAdapter
 from skill_be.project.attachments import PDF, TAKEN_BY, Attachment
 from skill_be.project.config import AdapterEntry
+
+if TYPE_CHECKING:
+    from skill_be.adapters.batch_anthropic import AnthropicBatches
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192  # the Messages API requires max_tokens
@@ -33,11 +37,15 @@ class AnthropicAdapter(HttpAdapter):
         if self.temperature is not None and self.temperature > 1:
             raise entry.where.key("temperature").error(f"must be a number from 0 to 1, not {self.temperature:g}")
 
-    async def complete(self, prompt: str, ctx: CallContext) -> Answer:
+    def headers(self) -> dict[str, str]:
         key = self.key()
         headers = {"anthropic-version": API_VERSION, "content-type": "application/json"}
         if key:
             headers["x-api-key"] = key
+        return headers
+
+    def batch_body(self, prompt: str, ctx: CallContext) -> dict[str, object]:
+        """The Messages body of one call: what `complete` sends, and a batch item's `params`."""
         body: dict[str, object] = {
             "model": self.entry.id,
             "max_tokens": self.max_tokens or DEFAULT_MAX_TOKENS,
@@ -45,8 +53,18 @@ class AnthropicAdapter(HttpAdapter):
         }
         if self.temperature is not None:
             body["temperature"] = self.temperature
-        data = await self.post(self.base_url + "/v1/messages", headers, body, ctx.timeout_seconds)
+        return body
+
+    async def complete(self, prompt: str, ctx: CallContext) -> Answer:
+        body = self.batch_body(prompt, ctx)
+        data = await self.post(self.base_url + "/v1/messages", self.headers(), body, ctx.timeout_seconds)
         return self.read(data)
+
+    def batch_wire(self) -> AnthropicBatches:
+        """Batch mode's wire: the Message Batches API (adapters/batch_anthropic.py)."""
+        from skill_be.adapters.batch_anthropic import AnthropicBatches
+
+        return AnthropicBatches(self, self.headers)
 
     async def choose(self, query: str, offered: Sequence[Offered], ctx: CallContext) -> Choice:
         """Trigger evals: each skill offered as a tool (its name and description), the query as the

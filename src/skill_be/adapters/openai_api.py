@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from skill_be.adapters.base import AdapterEnv, Answer, CallContext, CallError, Usage
@@ -12,6 +13,9 @@ from skill_be.adapters.choice import Choice, Offered, descriptions, tool_names
 from skill_be.adapters.http_common import KEYS, HttpAdapter
 from skill_be.project.attachments import TAKEN_BY, Attachment
 from skill_be.project.config import AdapterEntry
+
+if TYPE_CHECKING:
+    from skill_be.adapters.batch_openai import OpenAIBatches
 
 OPENAI_HOST = "api.openai.com"
 MIN_CACHED = 1024  # OpenAI caches a prompt's prefix from 1,024 tokens on
@@ -37,11 +41,15 @@ class OpenAIAdapter(HttpAdapter):
         # A local server usually wants no key; OpenAI itself always does.
         return self.hosted
 
-    async def complete(self, prompt: str, ctx: CallContext) -> Answer:
+    def headers(self) -> dict[str, str]:
         key = self.key()
         headers = {"content-type": "application/json"}
         if key:
             headers["authorization"] = f"Bearer {key}"
+        return headers
+
+    def batch_body(self, prompt: str, ctx: CallContext) -> dict[str, object]:
+        """The Chat Completions body of one call: what `complete` sends, and a batch line's `body`."""
         message = {"role": "user", "content": content(prompt, ctx.attachments)}
         body: dict[str, object] = {"model": self.entry.id, "messages": [message]}
         if self.prompt_caching and ctx.cache_key:
@@ -52,8 +60,18 @@ class OpenAIAdapter(HttpAdapter):
             body["max_completion_tokens" if self.hosted else "max_tokens"] = self.max_tokens
         if self.temperature is not None:
             body["temperature"] = self.temperature
-        data = await self.post(self.base_url + "/chat/completions", headers, body, ctx.timeout_seconds)
+        return body
+
+    async def complete(self, prompt: str, ctx: CallContext) -> Answer:
+        body = self.batch_body(prompt, ctx)
+        data = await self.post(self.base_url + "/chat/completions", self.headers(), body, ctx.timeout_seconds)
         return self.read(data)
+
+    def batch_wire(self) -> OpenAIBatches:
+        """Batch mode's wire: the Batch API on /chat/completions (adapters/batch_openai.py)."""
+        from skill_be.adapters.batch_openai import OpenAIBatches
+
+        return OpenAIBatches(self, self.headers)
 
     async def choose(self, query: str, offered: Sequence[Offered], ctx: CallContext) -> Choice:
         """Trigger evals: each skill offered as a function tool (its name and description), the query

@@ -25,10 +25,12 @@ from skill_be.project.trigger_plan import check_triggers
 from skill_be.project.writable import check_run_folders
 from skill_be.reports.markdown import Header
 from skill_be.reports.terminal import Style, colour_on
+from skill_be.results.batch_journal import BatchJournal, read_journal
 from skill_be.results.git_files import Base, resolve
 from skill_be.results.result_file import ResultEntry
 from skill_be.results.run_dir import RunDir
 from skill_be.wiring.assembly import Parts, assemble, engine_settings, interruptible
+from skill_be.wiring.batch import Batching, batch_priced, check_batch, resume_of
 from skill_be.wiring.common import warn
 from skill_be.wiring.interrupted import keep_partial
 from skill_be.wiring.pipeline import agents_of, check_before_calls, check_graders, drive, finish
@@ -55,6 +57,8 @@ class Options:
     fake: bool = False  # --fake: every model and the grader answer with the fake adapter (adapters/fake.py)
     color: str = "auto"  # --color: the terminal summary's colour (reports/terminal.py)
     validate: bool = False  # --validate: the reference answers first (wiring/pipeline.py check_graders)
+    batch: bool = False  # --batch (or batch: true): provider batches (wiring/batch.py)
+    resume: str | None = None  # --resume FOLDER: an interrupted batch run, its batches fetched
 
 
 def main(
@@ -75,16 +79,26 @@ def main(
     validate: bool = False,
     fake: bool = False,
     color: str = "auto",
+    batch: bool = False,
+    resume: str | None = None,
 ) -> int:
     options = Options(reps, concurrency, keep_deps, html, cache, no_cache, junit, dry_run, top_up, shard, against)
-    options = replace(options, base=base, validate=validate, fake=fake, color=color)
+    options = replace(options, base=base, validate=validate, fake=fake, color=color, batch=batch, resume=resume)
     return asyncio.run(interruptible(lambda: _run(config_path, list(skills), options)))
 
 
 async def _run(config_path: Path, names: list[str], options: Options) -> int:
+    journal = resume_of(options.resume, options.shard) if options.resume is not None else None
+    if journal is not None:  # the interrupted run's skills and reps, unless given again
+        names = names or journal.skills
+        options = replace(options, reps=options.reps or journal.reps)
     project = load_project(config_path, names, warn=warn, placeholders=options.fake)
     if options.fake:
         project = faked(project)
+    if options.batch or project.config.batch or journal is not None:
+        check_batch(project.config, journal is not None)  # before any call: every model has a batch API
+        project = batch_priced(project)  # every cost figure at the batch price
+        options = replace(options, batch=True)
     previous = check_before_calls(project)
     config = project.config
     settings = replace(engine_settings(config, options.reps), top_up=options.top_up, pairwise=config.pairwise)
@@ -108,6 +122,10 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     if options.dry_run:
         if against:
             print(f"Not in this plan: the previous arm (--against {against}) of each skill changed since then.")
+        if options.batch:
+            from skill_be.reports.strings import BATCH_DRY_RUN
+
+            print(BATCH_DRY_RUN, flush=True)
         return await dry_run(project, settings, cache_on, options.shard)
     # a folder the run cannot write is exit 2 before the first call
     check_run_folders(config.name, config.results, config.result_file)
@@ -140,7 +158,7 @@ async def _benchmark(
     ):
         header = report_header(project, parts, settings, started)
         run_dir = RunDir(config.results, started, parts.redactor)
-        run_dir.create()
+        batching = batch_run(run_dir, project, options)
         shard = sharding.writer(run_dir.path, run_dir.redact) if sharding else None
         files = RunFiles(
             sharding.project(project, run_dir.path) if sharding else project,
@@ -166,16 +184,37 @@ async def _benchmark(
 
         try:
             await drive(
-                project, parts, files, settings, concurrency,
+                project, batching.wrap(parts) if batching else parts, files, settings, concurrency,
                 hook=hook, units=units, agents=agents, triggers=triggers, interrupted=kept,
                 arms=arms, judge=pairwise_judge(config.pairwise_gate, against.judge if against else None),
             )  # fmt: skip
-        except BaseException:  # Ctrl-C (or a failure) before the first output: no empty run folder stays
-            run_dir.drop_if_empty()
+        except BaseException:  # Ctrl-C (or a failure)
+            await stopped(run_dir, batching)
             raise
     files.meta.update(scale_meta(cache, sharding))  # the cache's final counts
     code = finish(project, files, junit, said=files.compare_with_base(base))  # run --base: the comparison
     return sharding.finish(shard) if sharding and shard else code
+
+
+async def stopped(run_dir: RunDir, batching: Batching | None) -> None:
+    """A run stopped: a batch being submitted is journaled first (a resume fetches it); a run stopped
+    before its first output leaves no empty run folder."""
+    if batching is not None:
+        await batching.drain()
+    run_dir.drop_if_empty()
+
+
+def batch_run(run_dir: RunDir, project: Project, options: Options) -> Batching | None:
+    """The run folder made (or, with --resume, the interrupted run's taken again) and, in batch mode,
+    its journal and batchers (wiring/batch.py)."""
+    if options.resume is not None:
+        run_dir.path = Path(options.resume)
+        return Batching(project.config, read_journal(run_dir.path))
+    run_dir.create()
+    if not options.batch:
+        return None
+    names = [s.name for s in project.skills]
+    return Batching(project.config, BatchJournal.start(run_dir.path, project.config.path, names, options.reps))
 
 
 def pairwise_judge(gate: bool, then: Callable[[SkillRun], SkillRun] | None) -> Callable[[SkillRun], SkillRun] | None:

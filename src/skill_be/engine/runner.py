@@ -166,32 +166,38 @@ class Engine:
 
     async def _call(self, model: Model, prompt: str, priority: tuple[int, ...], tag: CallTag) -> Call:
         """One call made: under a slot and the timeout, unless the model's breaker is open (then not
-        sent); its outcome told to the breaker."""
+        sent); its outcome told to the breaker. A call that waits in a provider batch (batch mode,
+        adapters/batch.py) takes no slot and has no per-call timeout: the batch holds it."""
         if (cut := self.breaker.refused(model.label)) is not None:
             return Call(None, cut, 0.0)
+        if getattr(model.adapter, "waits_in_batch", False):
+            return await self._made(model, prompt, tag, None)
         async with self.limiter.slot(priority):
             if (cut := self.breaker.refused(model.label)) is not None:  # opened while this call waited
                 return Call(None, cut, 0.0)
-            started = time.monotonic()
-            key = prompt_cache_key(tag)
-            ctx = CallContext(self.settings.timeout_seconds, self.settings.cwd, tag.attachments, tag.stable, key)
-            where = endpoint(model.adapter.describe())
-            kind: str | None = None
-            try:
-                answer = await asyncio.wait_for(model.adapter.complete(prompt, ctx), self.settings.timeout_seconds)
-                call = Call(answer, None, time.monotonic() - started)
-            except AdapterStartError:
-                raise
-            except TimeoutError:
-                seconds = self.settings.timeout_seconds
-                call, kind = Call(None, f"timed out after {seconds} s", time.monotonic() - started), UNREACHABLE
-            except Exception as e:  # any failure of one call is data about that output
-                reason = str(e) or type(e).__name__
-                call = Call(None, self.redact(reason), time.monotonic() - started)
-                if isinstance(e, Unreachable):
-                    kind, where = UNREACHABLE, e.endpoint
-            self.breaker.record(model.label, where, call.error, kind)
-            return call
+            return await self._made(model, prompt, tag, self.settings.timeout_seconds)
+
+    async def _made(self, model: Model, prompt: str, tag: CallTag, timeout: float | None) -> Call:
+        started = time.monotonic()
+        key = prompt_cache_key(tag)
+        ctx = CallContext(self.settings.timeout_seconds, self.settings.cwd, tag.attachments, tag.stable, key)
+        where = endpoint(model.adapter.describe())
+        kind: str | None = None
+        try:
+            answer = await asyncio.wait_for(model.adapter.complete(prompt, ctx), timeout)
+            call = Call(answer, None, time.monotonic() - started)
+        except AdapterStartError:
+            raise
+        except TimeoutError:
+            seconds = self.settings.timeout_seconds
+            call, kind = Call(None, f"timed out after {seconds} s", time.monotonic() - started), UNREACHABLE
+        except Exception as e:  # any failure of one call is data about that output
+            reason = str(e) or type(e).__name__
+            call = Call(None, self.redact(reason), time.monotonic() - started)
+            if isinstance(e, Unreachable):
+                kind, where = UNREACHABLE, e.endpoint
+        self.breaker.record(model.label, where, call.error, kind)
+        return call
 
     def priority(self, skill_index: int, kind: int) -> tuple[int, ...]:
         """Gradings before generations, earlier skills first, then first come first served."""

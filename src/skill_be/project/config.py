@@ -101,6 +101,19 @@ class Price(NamedTuple):
     output: float
     cache_write: float | None = None
     cache_read: float | None = None
+    batch_discount: float = 0.5  # the share taken off every price in batch mode (`batchDiscount`)
+
+    def batched(self) -> Price:
+        """The batch price: every price less the batch discount."""
+        keep = 1 - self.batch_discount
+        write, read = self.cache_write, self.cache_read
+        return Price(
+            self.input * keep,
+            self.output * keep,
+            None if write is None else write * keep,
+            None if read is None else read * keep,
+            self.batch_discount,
+        )
 
     def dollars(self, tokens_in: int, tokens_out: int, written: int = 0, read: int = 0) -> float:
         """The cost of `tokens_in` input tokens (`written` and `read` of them the prompt cache's) and
@@ -118,6 +131,7 @@ def _price(p: Mapping[str, Any]) -> Price:
         float(p["output"]),
         None if write is None else float(write),
         None if read is None else float(read),
+        float(p.get("batchDiscount", 0.5)),
     )
 
 
@@ -155,6 +169,8 @@ class Config(NamedTuple):
         False  # the response cache (engine/cache.py, results/response_cache.py); --cache and --no-cache override it
     )
     pricing: Mapping[str, Price] = MappingProxyType({})  # model id -> prices (validated by the config model)
+    batch: bool = False  # batch mode (adapters/batch.py, wiring/batch.py); run --batch turns it on too
+    batch_poll_seconds: float = 30.0  # batchPollSeconds: the first wait between two polls of a batch
     neighbours: tuple[Path, ...] | None = None  # trigger evals; None: every other skill of the project
     trigger_turns: int = DEFAULT_TRIGGER_TURNS
     against: str | None = None  # compare.against: the previous arm's commit (wiring/previous.py)
@@ -170,6 +186,13 @@ class Config(NamedTuple):
     def graders(self) -> tuple[AdapterEntry, ...]:
         """Every judge: each answer is graded `gradings` times by each; the majority over all decides."""
         return (self.grader, *self.more_graders)
+
+
+# The keys read as they are (the config model validated them): the file's name -> Config's field.
+PLAIN_KEYS = (("reps", "reps"), ("gradings", "gradings"), ("concurrency", "concurrency"),
+              ("timeoutSeconds", "timeout_seconds"), ("graderPrompt", "grader_prompt"),
+              ("withSkillTemplate", "with_skill_template"), ("cache", "cache"), ("batch", "batch"),
+              ("batchPollSeconds", "batch_poll_seconds"))  # fmt: skip
 
 
 def load_config(path: Path) -> Config:
@@ -190,12 +213,7 @@ def load_config(path: Path) -> Config:
     top = Where(name, places=places)
     many = isinstance(d["model"], list)
     entries = d["model"] if many else [d["model"]]
-    kw: dict[str, Any] = {}  # the keys the file sets; the others keep the records' defaults
-    for key, attr in (("reps", "reps"), ("gradings", "gradings"), ("concurrency", "concurrency"),
-                      ("timeoutSeconds", "timeout_seconds"), ("graderPrompt", "grader_prompt"),
-                      ("withSkillTemplate", "with_skill_template"), ("cache", "cache")):  # fmt: skip
-        if key in d:
-            kw[attr] = d[key]
+    kw: dict[str, Any] = {attr: d[key] for key, attr in PLAIN_KEYS if key in d}  # the keys the file sets
     if d.get("pricing"):
         kw["pricing"] = {m: _price(p) for m, p in d["pricing"].items()}
     kw["results"] = _resolve(root, d.get("results", DEFAULT_RESULTS))

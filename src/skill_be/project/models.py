@@ -95,6 +95,19 @@ class PriceModel(Strict):
         alias="cacheRead",
         description="US dollars per million input tokens read from the prompt cache (default: input)",
     )
+    batch_discount: Number = Field(
+        0.5,
+        alias="batchDiscount",
+        description="the share of every price taken off in batch mode (run --batch, batch: true): 0.5 is half price",
+        json_schema_extra={"minimum": 0, "maximum": 1},
+    )
+
+    @field_validator("batch_discount")
+    @classmethod
+    def _a_share(cls, value: float) -> float:
+        if not 0 <= value <= 1:
+            fail(f"must be a share from 0 to 1, not {value:g}")
+        return value
 
 
 def _price_map(value: object) -> object:
@@ -318,6 +331,16 @@ class ConfigModel(Strict):
     tests: Text | None = None
     code_tests: CodeTestsModel | None = Field(None, alias="codeTests")
     cache: Flag = Field(False, description="the response cache; run --cache and --no-cache override it")
+    batch: Flag = Field(
+        False,
+        description="batch mode: each model's generations, then its gradings, as one provider batch "
+        "(anthropic, openai) at the batch price; run --batch turns it on too",
+    )
+    batch_poll_seconds: PositiveNumber = Field(
+        30,
+        alias="batchPollSeconds",
+        description="batch mode: the first wait between two polls of a batch, growing by half each poll",
+    )
     pricing: Pricing | None = Field(
         None, description="model id -> prices in US dollars per million tokens, such as sonnet: {input: 3, output: 15}"
     )

@@ -117,3 +117,8 @@ CACHED_INPUT = "{arm} {read} read, {written} written"
 CACHE_READ_WORD = "cache read"  # the PR comment's token line: "12,400 in (9,000 cache read, 1,100 cache write)"
 CACHE_WRITE_WORD = "cache write"
 CACHED_PER_ANSWER = "with the skill, of its input per answer"  # the result file's usage, against the base
+
+# Batch mode (reports/batch.py): a batch's progress line and how to go on after an interruption.
+BATCH_PROGRESS = "[batch] {model}: {batch_id} ({how}) {submitted} submitted, {done} done, {failed} failed{end}"
+BATCH_RESUME = "[batch] interrupted? skill-be run --resume {folder} fetches the batches submitted so far"
+BATCH_DRY_RUN = "Batch mode: each model's calls go as provider batches; every cost below is at the batch price."
