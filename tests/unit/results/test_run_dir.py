@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
+from skill_be.engine.observations import Grading, Output
+from skill_be.results import run_dir as run_dir_module
 from skill_be.results.run_dir import RunDir, run_id, safe_name
 
 
@@ -21,3 +26,87 @@ def test_a_second_run_in_the_same_millisecond_gets_its_own_folder(tmp_path: Path
 def test_model_labels_become_safe_folder_names() -> None:
     assert safe_name("claude-cli:claude-sonnet-4-5") == "claude-cli_claude-sonnet-4-5"
     assert safe_name("./adapter.py:x") == "adapter.py_x"
+
+
+def _outputs() -> list[Output]:
+    """An answer with a retried grading, a failed generation, and an agent run's record."""
+
+    class Tests:
+        results: tuple[object, ...] = ()
+        error = None
+
+        def to_json(self) -> dict[str, object]:
+            return {"results": [{"name": "t1", "passed": True}], "note": "é"}
+
+    answer = Output(scenario="s1", model="cli:m", rep=1, arm="with-skill", text="Use KEY-1234 here.")
+    answer.gradings = [
+        Grading(k=1, replies=["garbled", "VERDICTS:\n1: YES"]),
+        Grading(k=2, replies=["VERDICTS:\n1: NO"]),
+    ]
+    answer.tests = Tests()  # type: ignore[assignment]
+    failed = Output(scenario="s1", model="cli:m", rep=2, arm="baseline", error="timed out KEY-1234")
+    agent = Output(scenario="s2", model="cli:m", rep=1, arm="baseline", text="done")
+    agent.agent = {"transcript": [{"turn": 1}], "diff": "+x\n", "files": {"a.py": "x"}}
+    return [answer, failed, agent]
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _redact(text: str) -> str:
+    return text.replace("KEY-1234", "***")
+
+
+def test_outputs_sent_to_the_writer_thread_are_the_files_written_directly(tmp_path: Path) -> None:
+    t = datetime(2026, 10, 31, 16, 20, 5, tzinfo=UTC)
+    direct, sent = RunDir(tmp_path / "direct", t, _redact), RunDir(tmp_path / "sent", t, _redact)
+    for out in _outputs():
+        direct.write_output("money", out)
+        sent.send_output("money", out)
+    sent.flush()
+    files = _tree(direct.path)
+    assert len(files) == 10 and b"KEY-1234" not in b"".join(files.values())
+    assert _tree(sent.path) == files
+    # control: one reply changed gives another tree, so the comparison can fail
+    other = RunDir(tmp_path / "other", t, _redact)
+    changed = _outputs()
+    changed[0].gradings[1].replies = ["VERDICTS:\n1: YES"]
+    for out in changed:
+        other.send_output("money", out)
+    other.flush()
+    assert _tree(other.path) != files
+
+
+def test_a_summary_waits_for_the_outputs_sent_before_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = threading.Event()
+    write = run_dir_module._write_files
+
+    def slow(files: run_dir_module.Files) -> None:
+        gate.wait(10)
+        write(files)
+
+    monkeypatch.setattr(run_dir_module, "_write_files", slow)
+    run = RunDir(tmp_path, datetime(2026, 10, 31, 16, 20, 5, tzinfo=UTC), str)
+    run.create()
+    out = _outputs()[0]
+    run.send_output("money", out)
+    answer = run.output_file("money", out)
+    assert not answer.exists()  # control: sent is not yet written
+    threading.Timer(0.05, gate.set).start()
+    summary = run.write_summary({"skills": {}})
+    assert summary.is_file() and answer.read_text(encoding="utf-8") == "Use KEY-1234 here.\n"
+
+
+def test_a_failed_write_is_raised_when_the_run_flushes(tmp_path: Path) -> None:
+    t = datetime(2026, 10, 31, 16, 20, 5, tzinfo=UTC)
+    blocked = RunDir(tmp_path, t, str)
+    blocked.path.parent.mkdir(parents=True, exist_ok=True)
+    blocked.path.write_text("a file where the run folder should be")
+    blocked.send_output("money", _outputs()[0])
+    with pytest.raises(OSError):
+        blocked.flush()
+    fine = RunDir(tmp_path / "fine", t, str)  # control: a folder that can be written raises nothing
+    fine.send_output("money", _outputs()[0])
+    fine.flush()
+    assert fine.output_file("money", _outputs()[0]).is_file()
