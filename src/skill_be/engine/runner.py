@@ -178,7 +178,8 @@ class Engine:
             where = endpoint(model.adapter.describe())
             kind: str | None = None
             try:
-                answer = await asyncio.wait_for(model.adapter.complete(prompt, ctx), self.settings.timeout_seconds)
+                async with asyncio.timeout(self.settings.timeout_seconds):  # no task of its own, as wait_for makes
+                    answer = await model.adapter.complete(prompt, ctx)
                 call = Call(answer, None, time.monotonic() - started)
             except AdapterStartError:
                 raise
