@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -110,3 +113,57 @@ def test_a_failed_write_is_raised_when_the_run_flushes(tmp_path: Path) -> None:
     fine.send_output("money", _outputs()[0])
     fine.flush()
     assert fine.output_file("money", _outputs()[0]).is_file()
+
+
+def _slow_writes(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    write = run_dir_module._write_files
+
+    def slow(files: run_dir_module.Files) -> None:
+        time.sleep(seconds)
+        write(files)
+
+    monkeypatch.setattr(run_dir_module, "_write_files", slow)
+
+
+def test_a_stopped_run_keeps_its_folder_once_an_output_was_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _slow_writes(monkeypatch, 0.2)
+    t = datetime(2026, 10, 31, 16, 20, 5, tzinfo=UTC)
+    run, empty = RunDir(tmp_path / "a", t, str), RunDir(tmp_path / "b", t, str)
+    run.create()
+    empty.create()
+    out = _outputs()[0]
+    run.send_output("money", out)
+    run.drop_if_empty()  # Ctrl-C: the answer sent is written, so the folder stays
+    empty.drop_if_empty()  # control: a folder nothing was sent to goes
+    assert run.output_file("money", out).is_file() and not empty.path.exists()
+
+
+SEND_AND_EXIT = """
+import sys, time
+from datetime import UTC, datetime
+from pathlib import Path
+from skill_be.engine.observations import Output
+from skill_be.results import run_dir
+write = run_dir._write_files
+def slow(files):
+    time.sleep(0.3)
+    write(files)
+run_dir._write_files = slow
+run = run_dir.RunDir(Path(sys.argv[1]), datetime(2026, 1, 1, tzinfo=UTC), str)
+run.send_output("money", Output(scenario="s", model="m", rep=1, arm="baseline", text="kept"))
+if sys.argv[2] == "control":
+    import atexit
+    atexit.unregister(run._writer._queue.join)
+raise SystemExit(0)  # no flush: a command that ends some other way
+"""
+
+
+def test_a_command_that_ends_without_a_flush_still_writes_what_it_sent(tmp_path: Path) -> None:
+    def answer(how: str) -> Path:
+        subprocess.run([sys.executable, "-c", SEND_AND_EXIT, str(tmp_path / how), how], check=True, timeout=60)
+        return tmp_path / how / "2026-01-01T00-00-00-000Z" / "money" / "s" / "m" / "rep-1-baseline.md"
+
+    assert answer("exit").read_text(encoding="utf-8") == "kept\n"
+    assert not answer("control").exists()  # without the exit hook the thread dies with the process
