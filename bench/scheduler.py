@@ -4,7 +4,9 @@ For each concurrency asked (`--concurrency 1,4,8`), prints the wall time (the me
 the plan's ideal time (the critical-path bound at that concurrency, computed from the same plan), their
 ratio, the ratio once the command's fixed cost (a one-call run) is taken out (target <= 1.05), and the
 overhead per call ((wall - ideal) / calls, with and without the fixed cost; target <= 2.5 ms at
-concurrency 8); then the command adapter's own overhead over spawning the same script directly, one
+concurrency 8), and the same plan's spawns made by bare threads at that concurrency (what the
+machine itself gives under its present load, since a loaded machine slows the scripts as well as
+skill-be); then the command adapter's own overhead over spawning the same script directly, one
 call at a time. Run by hand: python bench/scheduler.py --concurrency 1,4,8 --runs 3
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import math
 import statistics
@@ -75,6 +78,39 @@ def direct_spawn(root: Path, n: int) -> float:
         subprocess.run(["sh", "model.sh"], cwd=root, input=b"prompt", capture_output=True, check=True)
         times.append(time.perf_counter() - t)
     return statistics.median(times)
+
+
+def floor_seconds(root: Path, generations: int, gradings: int, concurrency: int) -> float:
+    """The same plan's spawns with no skill-be at all: `concurrency` threads, each taking the next call
+    from one queue (gradings before generations, as skill-be orders them) and spawning its script.
+    What this machine can do at that concurrency (its cores, its load), for comparison."""
+    import heapq
+    import threading
+
+    todo: list[tuple[int, int, str]] = [(1, i, "model.sh") for i in range(generations)]
+    lock = threading.Lock()
+    seq = itertools.count(generations)
+
+    def worker() -> None:
+        while True:
+            with lock:
+                if not todo:
+                    return
+                kind, _, script = heapq.heappop(todo)
+            subprocess.run(["sh", script], cwd=root, input=b"prompt", capture_output=True, check=True)
+            if kind == 1:
+                with lock:
+                    for _ in range(gradings):
+                        heapq.heappush(todo, (0, next(seq), "grader.sh"))
+
+    heapq.heapify(todo)
+    t = time.perf_counter()
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return time.perf_counter() - t
 
 
 def adapter_calls(root: Path, n: int) -> float:
@@ -149,8 +185,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             build(root, a.scenarios, a.reps, a.gradings, c)
-            walls = [run_wall(root) for _ in range(a.runs)]
-        wall = statistics.median(walls)
+            walls, floors = [], []
+            for _ in range(a.runs):
+                walls.append(run_wall(root))
+                floors.append(floor_seconds(root, generations, a.gradings, c))
+        wall, floor = statistics.median(walls), statistics.median(floors)
         nominal = ideal_seconds(generations, a.gradings, c, LATENCY)
         ideal = ideal_seconds(generations, a.gradings, c, direct)
         print(f"concurrency {c}: skill-be run wall time {wall:.2f} s (median of {a.runs}: the whole command)")
@@ -159,6 +198,10 @@ def main() -> None:
         )
         print(f"  ratio: {wall / ideal:.3f}; against {LATENCY} s calls: {wall / nominal:.3f}")
         print(f"  without the fixed cost: ratio {(wall - fixed) / ideal:.3f} (target <= 1.05)")
+        print(
+            f"  the same spawns without skill-be (threads, this machine as loaded now): {floor:.2f} s; "
+            f"skill-be without the fixed cost against it: {(wall - fixed) / floor:.3f}"
+        )
         print(
             f"  overhead per call, (wall - ideal) / {calls} calls: {(wall - ideal) / calls * 1000:.1f} ms; "
             f"without the fixed cost {(wall - fixed - ideal) / calls * 1000:.1f} ms (target <= 2.5 ms at concurrency 8)"
