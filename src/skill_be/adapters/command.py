@@ -17,6 +17,7 @@ class CommandAdapter:
         self.env = env
         self.label = env.label or entry.id
         self.argv = split_words(str(entry.settings["run"]))
+        self._exe: str | None = None  # argv[0] as found on the first call
 
     def _start_error(self, why: str) -> AdapterStartError:
         return AdapterStartError(
@@ -28,16 +29,22 @@ class CommandAdapter:
         if resolve_executable(self.argv[0], self.env.root, self.env.environ.get("PATH")) is None:
             raise self._start_error("not found" if "/" not in self.argv[0] else "no such executable file")
 
+    def _resolve(self) -> str | None:
+        return resolve_executable(self.argv[0], self.env.root, self.env.environ.get("PATH"))
+
     async def complete(self, prompt: str, ctx: CallContext) -> Answer:
-        exe = resolve_executable(self.argv[0], self.env.root, self.env.environ.get("PATH"))
+        # Looked up once (a PATH walk or a stat per call showed in profiles), again only when it fails.
+        exe = self._exe or self._resolve()
         if exe is None:
             raise self._start_error("not found")
+        self._exe = exe
         try:
             result = await run_process(
                 [exe, *self.argv[1:]], stdin=prompt.encode("utf-8"), cwd=ctx.cwd, env=self.env.environ
             )
         except StartFailed as e:
-            raise self._start_error(str(e)) from None
+            self._exe = None
+            raise self._start_error("not found" if self._resolve() is None else str(e)) from None
         if result.returncode != 0:
             detail = tail(result.stderr) or tail(result.stdout)
             raise CallError(f"exit code {result.returncode}" + (f": {detail}" if detail else ""))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from skill_be.codetests.contract import contract_paragraph
@@ -71,18 +72,13 @@ def model_stable(arm: str, skill_text: str, template: str) -> tuple[int, ...]:
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(template):
-        for key, value in values.items():
-            if template.startswith(key, i):
-                out.append(value)
-                i += len(key)
-                break
-        else:
-            out.append(template[i])
-            i += 1
-    return "".join(out)
+    """Each key replaced by its value in one pass from the left, the first key in `values`' order
+    where two start at the same place (a regular expression's alternation tries them in that order,
+    as the loop over characters this replaces did, at a fraction of the time per call)."""
+    if not values:
+        return template
+    keys = re.compile("|".join(re.escape(key) for key in values))
+    return keys.sub(lambda m: values[m.group(0)], template)
 
 
 EXPECTED = (

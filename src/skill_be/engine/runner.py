@@ -184,7 +184,8 @@ class Engine:
         where = endpoint(model.adapter.describe())
         kind: str | None = None
         try:
-            answer = await asyncio.wait_for(model.adapter.complete(prompt, ctx), timeout)
+            async with asyncio.timeout(timeout):  # no task of its own, as wait_for makes; None: no limit
+                answer = await model.adapter.complete(prompt, ctx)
             call = Call(answer, None, time.monotonic() - started)
         except AdapterStartError:
             raise

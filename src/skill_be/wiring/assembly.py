@@ -8,8 +8,9 @@ import asyncio
 import importlib
 import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar, cast
 
@@ -47,7 +48,8 @@ async def interruptible(work: Callable[[], Awaitable[T]]) -> T:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop, signum)
     try:
-        return await work()
+        with pidfd_children(loop):
+            return await work()
     except asyncio.CancelledError:
         if received:
             name = "SIGINT" if received[0] == signal.SIGINT else "SIGTERM"
@@ -57,6 +59,40 @@ async def interruptible(work: Callable[[], Awaitable[T]]) -> T:
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
+
+
+def _pidfd_works() -> bool:
+    """Whether this kernel (and a container's seccomp profile) lets a process open a pidfd."""
+    if not hasattr(os, "pidfd_open"):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError:
+        return False
+    return True
+
+
+@contextmanager
+def pidfd_children(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """Python 3.11's asyncio waits for each child process in a thread of its own (ThreadedChildWatcher):
+    every model call of a command adapter started a thread, and the loop stopped until it ran. Here the
+    loop waits on each child's pidfd instead, as Python 3.12 does by default; the watcher that was
+    there comes back on the way out. Nothing changes where pidfds are missing or on 3.12 and later."""
+    if sys.version_info >= (3, 12) or not _pidfd_works():
+        yield
+        return
+    policy = asyncio.get_event_loop_policy()
+    previous = policy.get_child_watcher()
+    if not isinstance(previous, asyncio.ThreadedChildWatcher):  # someone chose another one: theirs
+        yield
+        return
+    watcher = asyncio.PidfdChildWatcher()
+    watcher.attach_loop(loop)
+    policy.set_child_watcher(watcher)  # closes the threaded one: it has nothing to close
+    try:
+        yield
+    finally:
+        policy.set_child_watcher(previous)  # detaches ours; every child was waited for by now
 
 
 def build_models(config: Config, env: AdapterEnv, registry: AdapterRegistry) -> list[Model]:

@@ -114,7 +114,7 @@ class RunFiles:
         return self._file(skill, output)
 
     def output(self, skill: str, output: Output) -> None:
-        self.run_dir.write_output(skill, output)
+        self.run_dir.send_output(skill, output)  # written by the run folder's thread, off the loop
         self.partial.setdefault(skill, []).append(output)
         if self.html is not None:
             file = self._file(skill, output)

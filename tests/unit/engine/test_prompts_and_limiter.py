@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 import asyncio
+import random
 
 from skill_be.engine.limiter import PriorityLimiter
-from skill_be.engine.prompts import BASELINE, WITH_SKILL, grader_prompt, model_prompt
+from skill_be.engine.prompts import BASELINE, WITH_SKILL, _fill, grader_prompt, model_prompt
 from skill_be.project.config import DEFAULT_WITH_SKILL_TEMPLATE
 from skill_be.project.evals import Scenario
 
@@ -87,3 +88,37 @@ def test_cancelled_waiter_passes_its_slot_on() -> None:
         return done
 
     assert asyncio.run(main()) == ["a", "c"]
+
+
+def _fill_by_characters(template: str, values: dict[str, str]) -> str:
+    """The template filler as it was: one pass over the characters, the first key that starts here."""
+    out, i = [], 0
+    while i < len(template):
+        for key, value in values.items():
+            if template.startswith(key, i):
+                out.append(value)
+                i += len(key)
+                break
+        else:
+            out.append(template[i])
+            i += 1
+    return "".join(out)
+
+
+def test_the_template_is_filled_as_the_character_loop_filled_it() -> None:
+    rnd = random.Random(7)
+    pieces = ["{", "}", "{{", "}}", "{{skill}}", "{{task}}", "{{sk", "ill}}", "a", "\\1", "\\g<0>", "\n", "é"]
+    tables = [
+        {"{{skill}}": "S {{task}} \\1", "{{task}}": "T \\g<0>"},
+        {"{{task}}": "T", "{{task}}x": "never: the first key wins", "{{t": "Z"},
+        {"a": "b", "ab": "c"},
+        {},
+    ]
+    for i in range(5000):
+        template = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 24)))
+        values = tables[i % len(tables)]
+        assert _fill(template, values) == _fill_by_characters(template, values), (template, values)
+    # control: filling key by key is not one pass; the same comparison tells it apart
+    template, values = "{{skill}} / {{task}}", tables[0]
+    two_passes = template.replace("{{skill}}", values["{{skill}}"]).replace("{{task}}", values["{{task}}"])
+    assert two_passes != _fill_by_characters(template, values) == _fill(template, values)
