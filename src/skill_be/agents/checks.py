@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from skill_be.project.agent_models import AgentScenario
+if TYPE_CHECKING:
+    from skill_be.project.agent_models import AgentScenario
 
 CHECK_PREFIX = "check: "
 SKILL_LOADED, SKILL_NOT_LOADED = "skill loaded", "skill not loaded"

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skill_be.adapters.fake import NAME as FAKE
 from skill_be.engine.arms import DEFAULT_ARMS
@@ -25,12 +26,10 @@ from skill_be.project.trigger_plan import check_triggers
 from skill_be.project.writable import check_run_folders
 from skill_be.reports.markdown import Header
 from skill_be.reports.terminal import Style, colour_on
-from skill_be.results.batch_journal import BatchJournal, read_journal
 from skill_be.results.git_files import Base, resolve
 from skill_be.results.result_file import ResultEntry
 from skill_be.results.run_dir import RunDir
 from skill_be.wiring.assembly import Parts, assemble, engine_settings, interruptible
-from skill_be.wiring.batch import Batching, batch_priced, check_batch, resume_of
 from skill_be.wiring.common import warn
 from skill_be.wiring.interrupted import keep_partial
 from skill_be.wiring.pipeline import agents_of, check_before_calls, check_graders, drive, finish
@@ -38,6 +37,9 @@ from skill_be.wiring.previous import PreviousVersion, merged_extras, previous_ve
 from skill_be.wiring.run_files import RunFiles, base_of
 from skill_be.wiring.scale import CacheUse, Costs, Sharding, dry_run, engine_seams, extras_of, junit_path
 from skill_be.wiring.trigger_setup import trigger_runs
+
+if TYPE_CHECKING:
+    from skill_be.wiring.batch import Batching
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,11 @@ def main(
 
 
 async def _run(config_path: Path, names: list[str], options: Options) -> int:
-    journal = resume_of(options.resume, options.shard) if options.resume is not None else None
+    journal = None
+    if options.resume is not None:  # batch mode's modules (pydantic models) only when a run uses it
+        from skill_be.wiring.batch import resume_of
+
+        journal = resume_of(options.resume, options.shard)
     if journal is not None:  # the interrupted run's skills and reps, unless given again
         names = names or journal.skills
         options = replace(options, reps=options.reps or journal.reps)
@@ -96,6 +102,8 @@ async def _run(config_path: Path, names: list[str], options: Options) -> int:
     if options.fake:
         project = faked(project)
     if options.batch or project.config.batch or journal is not None:
+        from skill_be.wiring.batch import batch_priced, check_batch
+
         check_batch(project.config, journal is not None)  # before any call: every model has a batch API
         project = batch_priced(project)  # every cost figure at the batch price
         options = replace(options, batch=True)
@@ -207,12 +215,16 @@ async def stopped(run_dir: RunDir, batching: Batching | None) -> None:
 def batch_run(run_dir: RunDir, project: Project, options: Options) -> Batching | None:
     """The run folder made (or, with --resume, the interrupted run's taken again) and, in batch mode,
     its journal and batchers (wiring/batch.py)."""
+    if options.resume is None:
+        run_dir.create()
+    if not options.batch:
+        return None
+    from skill_be.results.batch_journal import BatchJournal, read_journal
+    from skill_be.wiring.batch import Batching
+
     if options.resume is not None:
         run_dir.path = Path(options.resume)
         return Batching(project.config, read_journal(run_dir.path))
-    run_dir.create()
-    if not options.batch:
-        return None
     names = [s.name for s in project.skills]
     return Batching(project.config, BatchJournal.start(run_dir.path, project.config.path, names, options.reps))
 

@@ -135,6 +135,15 @@ PLAIN_LINE = {"pattern": r"""^[^'"\\]*[^'"\\\s][^'"\\]*$"""}
 
 
 class CommandSettings(EntryModel):
+    """`command`: only `run` is its own. Other keys are taken as they are, as skill-be always took them
+    (they change the cache key, and `apiKeyEnv` keeps the CI rule): a setting a wrapper script reads
+    from the config stays valid."""
+
+    model_config = ConfigDict(extra="allow")
+
+    api_key_env: Text | None = Field(
+        None, alias="apiKeyEnv", description="a variable that must be set in CI (the command finds its own credentials)"
+    )
     run: Annotated[Text, BeforeValidator(lambda v: _command_line(v)), Field(json_schema_extra=PLAIN_LINE)] = Field(
         description="the command line that answers a prompt"
     )

@@ -91,6 +91,7 @@ class ReasonRecord(Known):
         "previous",
         "model",
         "pairwise",
+        "fake-run",
     ]
     source: Text = Field(description="the config key (or part) that decided it: gate.minDelta, gate.previous, ...")
     scenario: AnyText | None = None

@@ -107,6 +107,8 @@ def build_models(config: Config, env: AdapterEnv, registry: AdapterRegistry) -> 
 def container_only(project: Project, models: Sequence[Model]) -> Sequence[Model]:
     """The models under test whose CLI never runs on this machine: all of them when every scenario is an
     agent scenario in skill-be's container and no skill has trigger evals (agents/preflight.py), else none."""
+    if all(sc.agent is None for s in project.skills for sc in s.evals.scenarios):
+        return ()  # no agent scenario: every CLI runs here, and a plain run imports no agent machinery
     from skill_be.agents.preflight import host_needs_clis
 
     return () if host_needs_clis(project.skills) else models

@@ -3,11 +3,12 @@ model (results/models.py), so code that reads an entry by key reads what the fil
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict, get_origin, get_type_hints
+from typing import Any, NotRequired, TypedDict, get_args, get_origin, get_type_hints
 
 import pytest
 from pydantic import BaseModel
 
+from skill_be.engine.reasons import KINDS
 from skill_be.results import models, result_file
 
 PAIRS = [
@@ -38,3 +39,8 @@ def test_a_misspelt_key_is_seen() -> None:  # control
         totl: int
 
     assert set(get_type_hints(Wrong)) != keys_of(models.ArmCount)
+
+
+def test_every_kind_of_reason_is_one_the_file_takes() -> None:
+    # a kind the model lacks makes the run's own entry fail its check (a fake run's "fake-run" did)
+    assert set(get_args(models.ReasonRecord.model_fields["kind"].annotation)) == set(KINDS)
