@@ -6,9 +6,11 @@ that offer its tools; a side call without tools, such as opencode's title, is no
 launch runs the CLI under a small relay (RELAY, python3, standard library only) that listens on
 127.0.0.1 and forwards each request to the real endpoint (the provider's base URL, or its default
 host over https, through HTTPS_PROXY when the box sets one); the CLI is pointed at the relay. The
-relay counts the model calls; the one past the limit never reaches the provider: the relay answers
-it with an error, stops the CLI and ends the output with one line, `{"type": "skill-be.turn-limit",
-"maxTurns": N}`, which the wrapped driver's parse reads as the run's error (LIMIT_ERROR).
+relay counts the model calls; none past the limit reaches the provider: the relay answers each with
+an error, stops the CLI (DRAIN seconds later at most, so that the CLI prints its last step's events;
+a wrapper stops it at the first refusal) and ends the output with one line, `{"type":
+"skill-be.turn-limit", "maxTurns": N}`, which the wrapped driver's parse reads as the run's error
+(LIMIT_ERROR).
 
 The CLI's own limit is kept where it means the same (claude's `--max-turns`, pi's extension): both
 end the run before call N + 1 is sent, and their parsers word it with LIMIT_ERROR too.
