@@ -6,9 +6,11 @@ that offer its tools; a side call without tools, such as opencode's title, is no
 launch runs the CLI under a small relay (RELAY, python3, standard library only) that listens on
 127.0.0.1 and forwards each request to the real endpoint (the provider's base URL, or its default
 host over https, through HTTPS_PROXY when the box sets one); the CLI is pointed at the relay. The
-relay counts the model calls; the one past the limit never reaches the provider: the relay answers
-it with an error, stops the CLI and ends the output with one line, `{"type": "skill-be.turn-limit",
-"maxTurns": N}`, which the wrapped driver's parse reads as the run's error (LIMIT_ERROR).
+relay counts the model calls; none past the limit reaches the provider: the relay answers each with
+an error, stops the CLI (DRAIN seconds later at most, so that the CLI prints its last step's events;
+a wrapper stops it at the first refusal) and ends the output with one line, `{"type":
+"skill-be.turn-limit", "maxTurns": N}`, which the wrapped driver's parse reads as the run's error
+(LIMIT_ERROR).
 
 The CLI's own limit is kept where it means the same (claude's `--max-turns`, pi's extension): both
 end the run before call N + 1 is sent, and their parsers word it with LIMIT_ERROR too.
@@ -46,6 +48,7 @@ import http.client, http.server, json, os, signal, socket, subprocess, sys, thre
 spec = json.load(open(sys.argv[1]))
 argv, limit, up = sys.argv[2:], int(spec["max"]), urllib.parse.urlsplit(spec["upstream"])
 MODEL_PATHS = ("/messages", "/chat/completions", "/responses", ":generateContent", ":streamGenerateContent")
+DRAIN = 2.0  # seconds from the call past the limit to the CLI's kill (stop)
 HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "host"}
 # The count lives in a file: the follow-up turns (followUps) each run under a relay of their own and
 # share maxTurns with the prompt's.
@@ -81,9 +84,7 @@ def is_turn(method, path, body):
         return True  # a body this relay cannot read (compressed): a call all the same
 
 
-def stop(pid):
-    # pid and every process below it: a launcher that starts the real CLI (Copilot's npm loader,
-    # a wrapper) would otherwise go on and keep the output open.
+def tree(pid):
     found, todo = [], [pid]
     while todo:
         p = todo.pop()
@@ -94,11 +95,27 @@ def stop(pid):
                     todo += [int(c) for c in f.read().split()]
         except OSError:
             pass
-    for p in found:
+    return found
+
+
+def kill(pids):
+    for p in pids:
         try:
             os.kill(p, signal.SIGKILL)
         except OSError:
             pass
+
+
+def stop(pid):
+    # pid and every process below it (a launcher that starts the real CLI, Copilot's npm loader or a
+    # wrapper, would otherwise go on and keep the output open), DRAIN seconds after the call past the
+    # limit was refused: every call until then is refused too, and the CLI prints the events of its
+    # last step meanwhile (opencode prints a tool's event after it has sent the next request: killed
+    # at once, the run's last tool call would be missing from its transcript). A wrapper ends the run
+    # earlier, at the CLI's first failed request (turn_limit.py).
+    timer = threading.Timer(DRAIN, lambda: kill(tree(pid)))
+    timer.daemon = True
+    timer.start()
 
 
 class Relay(http.server.BaseHTTPRequestHandler):
@@ -139,7 +156,9 @@ class Relay(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(msg)
                 self.wfile.flush()
                 self.close_connection = True
-                if child is not None:
+                with lock:
+                    first, state["stopping"] = not state.get("stopping"), True
+                if child is not None and first:
                     stop(child.pid)
                 return
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP}

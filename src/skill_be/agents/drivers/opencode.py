@@ -5,9 +5,10 @@ Where skills go: `<home>/skills/<name>/`, named in the config's `skills.paths`; 
 as the scenario wrote it. Isolation: the one-shot adapter's environment (no project config, no
 `.opencode/`, `.claude/` or `.agents/` skills from the workspace or its parents, no plugins, no
 models fetch, the npm registry pointed at loopback, an in-memory database), private XDG dirs under
-<home>, an agent of skill-be's own with only the tools asked for, and the built-in skill
-`customize-opencode` denied (it is offered in every run otherwise). The skill tool needs ripgrep
-(`rg`) on PATH; without it opencode tries to download it and, offline, a load fails.
+<home>, no snapshots (opencode's undo history, a git repository of the workspace), an agent of
+skill-be's own with only the tools asked for, and the built-in skill `customize-opencode` denied (it
+is offered in every run otherwise). The skill tool needs ripgrep (`rg`) on PATH; without it opencode
+tries to download it and, offline, a load fails.
 
 A load: a `tool_use` event for the `skill` tool, status `completed`, input `{"name": <name>}`.
 
@@ -94,6 +95,10 @@ class OpencodeDriver:
             "$schema": "https://opencode.ai/config.json", "autoupdate": False, "share": "disabled",
             "mcp": mcp, "plugin": [], "instructions": [], "skills": {"paths": [str(skills_dir)]},
             "agent": {AGENT: agent}, "small_model": self.model(setup),
+            # No snapshots: opencode keeps a private git repository of the workspace for its undo and
+            # revert, indexed at the start and after every step (about 1 of the 7 CPU-seconds of a
+            # five-step run); skill-be takes the run's diff from the workspace it copies out.
+            "snapshot": False,
         }  # fmt: skip
         ep = setup.endpoint
         if ep.base_url:
