@@ -25,8 +25,10 @@ import email.policy
 import json
 import threading
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import Loopback
 
 ANSWER = "Use allocate."
 PLAIN = "I would divide it."
@@ -90,7 +92,7 @@ class Handler(BaseHTTPRequestHandler):
         self._reply(status, data)
 
 
-class BatchServer:
+class BatchServer(Loopback):
     def __init__(self, polls: int = 1) -> None:
         self.lock = threading.Lock()
         self.polls = polls
@@ -106,16 +108,7 @@ class BatchServer:
         self.one_by_one: list[dict[str, Any]] = []
         self.seen: list[tuple[str, str, dict[str, str]]] = []  # (method, path, headers) of every request
         self.bodies: list[dict[str, Any]] = []  # every body a model was sent, alone or in a batch
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.owner = self  # type: ignore[attr-defined]
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.serve(Handler)
 
     # -- routes -----------------------------------------------------------------------------------
     def post(self, path: str, raw: bytes, ctype: str) -> tuple[int, object]:

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import Loopback
 
 ANSWER = "It uses allocate."
 OUTPUT_TOKENS = 10
@@ -74,18 +76,13 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-class CachingServer:
+class CachingServer(Loopback):
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.log: list[dict[str, Any]] = []  # {"wire", "body", "usage"} per model call, in arrival order
         self.stored: set[tuple[str, str]] = set()  # (model, prefix text) written to the cache
         self.seen: dict[str, list[str]] = {}  # model -> prompts sent before (OpenAI)
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.owner = self  # type: ignore[attr-defined]
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.serve(Handler)
 
     @staticmethod
     def answer(prompt: str) -> str:
@@ -143,10 +140,6 @@ class CachingServer:
             self.log.clear()
             self.stored.clear()
             self.seen.clear()
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 def _common(a: str, b: str) -> int:

@@ -27,8 +27,10 @@ import json
 import re
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import Loopback
 
 DEFAULT_TEXT = "GEMINI-ANSWER: the scripted Gemini says hello"
 ROUTE = re.compile(r"^/v1beta/models/(?P<model>[^/:]+):generateContent$")
@@ -155,7 +157,7 @@ class Handler(BaseHTTPRequestHandler):
         return self._json(200, reply(parts, str(action.get("finish", "STOP")), action))
 
 
-class GeminiServer:
+class GeminiServer(Loopback):
     """The scripted server on 127.0.0.1 (port chosen by the system), served from a daemon thread."""
 
     def __init__(self) -> None:
@@ -164,12 +166,7 @@ class GeminiServer:
         self.default: dict[str, Any] = {"kind": "text"}
         self.queue: list[dict[str, Any]] = []
         self.closing = threading.Event()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.owner = self  # type: ignore[attr-defined]
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.serve(Handler)
 
     def next_action(self) -> dict[str, Any]:
         with self.lock:
@@ -199,5 +196,4 @@ class GeminiServer:
 
     def stop(self) -> None:
         self.closing.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().stop()

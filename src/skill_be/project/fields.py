@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Literal, NoReturn
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -259,6 +260,15 @@ def _list_of(what: str) -> Any:
 
 
 Number = Annotated[float, BeforeValidator(_number)]
+
+
+def _share(value: float) -> float:
+    if not 0 <= value <= 1:
+        fail(f"must be a share from 0 to 1, not {value:g}")
+    return value
+
+
+Share = Annotated[float, BeforeValidator(_number), AfterValidator(_share)]  # 0 to 1: maxErrorShare, batchDiscount
 Amount = Annotated[float, Field(ge=0), BeforeValidator(_number)]  # a number of 0 or more (tokens, USD)
 Count = Annotated[int, Field(ge=0), BeforeValidator(_count)]
 Integer = Annotated[int, BeforeValidator(_integer)]

@@ -39,6 +39,7 @@ from skill_be.project.fields import (
     Number,
     PositiveInt,
     PositiveNumber,
+    Share,
     Strict,
     Text,
     TextList,
@@ -95,19 +96,12 @@ class PriceModel(Strict):
         alias="cacheRead",
         description="US dollars per million input tokens read from the prompt cache (default: input)",
     )
-    batch_discount: Number = Field(
+    batch_discount: Share = Field(
         0.5,
         alias="batchDiscount",
         description="the share of every price taken off in batch mode (run --batch, batch: true): 0.5 is half price",
         json_schema_extra={"minimum": 0, "maximum": 1},
     )
-
-    @field_validator("batch_discount")
-    @classmethod
-    def _a_share(cls, value: float) -> float:
-        if not 0 <= value <= 1:
-            fail(f"must be a share from 0 to 1, not {value:g}")
-        return value
 
 
 def _price_map(value: object) -> object:
@@ -161,7 +155,7 @@ class GateModel(Strict):
         json_schema_extra={"minimum": -100, "maximum": 100},
     )
     previous: choice(("block", "warn", "off"), "value") = Field("warn")  # type: ignore[valid-type]
-    max_error_share: Number = Field(
+    max_error_share: Share = Field(
         0.5,
         alias="maxErrorShare",
         description="the share of outputs that may error before the verdict is ERROR (engine/health.py)",
@@ -172,13 +166,6 @@ class GateModel(Strict):
         None,
         description="the model labels the skill must hold on (engine/across.py); absent: every model under test",
     )
-
-    @field_validator("max_error_share")
-    @classmethod
-    def _a_share(cls, value: float) -> float:
-        if not 0 <= value <= 1:
-            fail(f"must be a share from 0 to 1, not {value:g}")
-        return value
 
     @field_validator("margin")
     @classmethod
