@@ -66,7 +66,7 @@ def test_expect_tools_and_the_skill_lists_are_lines(tmp_path: Path, model_server
 def test_mcp_on_a_cli_that_cannot_take_it_is_one_line_before_any_call(tmp_path: Path, model_server: str) -> None:
     root = agent_project(tmp_path, model_server, "process", reps=1)
     doc = yaml.safe_load((root / "skill-be.yaml").read_text())
-    doc["model"] = {**doc["model"], "adapter": "pi-cli"}
+    doc["model"] = {**doc["model"], "adapter": "pi-cli", "provider": "anthropic"}  # a valid pi entry
     (root / "skill-be.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
     evals = json.loads((root / "evals/greet.json").read_text())
     evals["scenarios"][0]["mcp"] = {"facts": {"command": "python3", "args": ["/opt/mcp/server.py"]}}
@@ -82,6 +82,7 @@ def test_mcp_on_a_cli_that_cannot_take_it_is_one_line_before_any_call(tmp_path: 
     assert "fake-model rep" not in printed  # no agent ran
     # The control: the same scenario on a CLI that takes MCP servers goes past this check.
     doc["model"]["adapter"] = "claude-cli"
+    del doc["model"]["provider"]  # claude-cli has no provider
     (root / "skill-be.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
     code, printed, _, _ = run(root)
     assert "cannot take MCP servers" not in printed and "fake-model rep 1/1" in printed, printed
